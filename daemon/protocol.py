@@ -1,0 +1,145 @@
+"""The wire protocol: every request, event and error the daemon speaks, as pydantic models.
+
+The daemon validates requests with these models and clients (the CLI, the language server)
+parse events with them, so both sides agree by construction. Positions on the wire are
+0-based; ``column`` counts Unicode code points (a language server converts from UTF-16).
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
+
+MAX_NAME = 200
+
+
+class Framework(BaseModel):
+    """A dependency that shapes the code: name and the version the workspace pins."""
+
+    name: str = Field(max_length=MAX_NAME)
+    version: str | None = Field(None, max_length=MAX_NAME)
+    source: str | None = Field(None, max_length=MAX_NAME, description="File it was read from.")
+
+
+class Style(BaseModel):
+    indent_style: Literal["space", "tab"] | None = None
+    indent_size: int | None = Field(None, ge=1, le=16)
+    line_length: int | None = Field(None, ge=20, le=1000)
+
+
+class WorkspaceProfile(BaseModel):
+    """What the workspace says about the code at hand, so the model never has to guess."""
+
+    language: str | None = Field(None, max_length=MAX_NAME)
+    versions: dict[str, Annotated[str, Field(max_length=MAX_NAME)]] = Field(
+        default_factory=dict, max_length=32
+    )
+    frameworks: list[Framework] = Field(default_factory=list, max_length=64)
+    style: Style = Field(default_factory=Style)
+    sources: list[Annotated[str, Field(max_length=1024)]] = Field(
+        default_factory=list, max_length=64
+    )
+
+
+class CompleteRequest(BaseModel):
+    """POST /v1/complete: complete ``text`` at (``line``, ``column``)."""
+
+    model_config = ConfigDict(extra="ignore")
+
+    text: str = Field(description="The whole document.")
+    line: int = Field(ge=0, description="0-based line of the cursor.")
+    column: int = Field(ge=0, description="0-based column of the cursor, in code points.")
+    path: str | None = Field(
+        None, max_length=4096, description="The document's path, for display and language only."
+    )
+    language: str | None = Field(None, max_length=MAX_NAME, description="Editor language id.")
+    profile: WorkspaceProfile | None = None
+    max_tokens: int | None = Field(None, ge=1, description="Tokens to generate at most.")
+    deadline_ms: int | None = Field(None, ge=1, description="Total deadline in milliseconds.")
+    cache: bool = Field(True, description="Answer from the result cache when it can.")
+    request_id: str | None = Field(None, max_length=128)
+
+
+class Timings(BaseModel):
+    """Milliseconds since the request arrived, per phase."""
+
+    queue_ms: float = 0.0
+    prompt_ms: float = 0.0
+    first_token_ms: float | None = None
+    total_ms: float = 0.0
+
+
+class StartEvent(BaseModel):
+    event: Literal["start"] = "start"
+    request_id: str
+    language: str | None
+    prompt_tokens: int
+    prompt_format: str
+
+
+class TokenEvent(BaseModel):
+    event: Literal["token"] = "token"
+    text: str
+
+
+FinishReason = Literal["stop", "length", "deadline", "cancelled"]
+
+
+class DoneEvent(BaseModel):
+    event: Literal["done"] = "done"
+    request_id: str
+    text: str
+    cached: bool
+    finish_reason: FinishReason
+    tokens: int = 0
+    prompt_tokens: int = 0
+    reused_tokens: int = Field(0, description="Prompt tokens whose KV state was reused.")
+    timings: Timings
+
+
+class ErrorEvent(BaseModel):
+    event: Literal["error"] = "error"
+    code: str
+    message: str
+
+
+Event = Annotated[StartEvent | TokenEvent | DoneEvent | ErrorEvent, Field(discriminator="event")]
+EVENT_ADAPTER: TypeAdapter[Event] = TypeAdapter(Event)
+
+
+def parse_event(line: str | bytes) -> StartEvent | TokenEvent | DoneEvent | ErrorEvent:
+    return EVENT_ADAPTER.validate_json(line)
+
+
+def encode_event(event: BaseModel) -> bytes:
+    return event.model_dump_json().encode() + b"\n"
+
+
+class ErrorBody(BaseModel):
+    """The JSON body of every 4xx/5xx answer."""
+
+    class Detail(BaseModel):
+        code: str
+        message: str
+
+    error: Detail
+
+
+class Health(BaseModel):
+    status: Literal["ok", "loading"]
+    version: str
+    model: str
+    model_path: str
+    model_source: str
+    fingerprint: str
+    prompt_format: str
+    backend: str
+    gpu_offload: bool
+    n_ctx: int
+    cache_path: str
+    cache_entries: int
+    cache_bytes: int
+    queue_depth: int
+    engine: dict[str, int | float | str | None]
+    pid: int

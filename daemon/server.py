@@ -1,0 +1,107 @@
+"""Start the daemon: resolve and load the model, warm the engine, open the cache, serve HTTP."""
+
+from __future__ import annotations
+
+import errno
+import logging
+import os
+import socket
+from collections.abc import Callable
+
+import uvicorn
+
+from daemon.api import create_app
+from daemon.cache import ResultCache
+from daemon.engine import Engine
+from daemon.service import CompletionService
+from daemon.settings import Settings, is_loopback
+from models.loaded import LoadedModel
+from models.resolve import resolve_model
+
+log = logging.getLogger(__name__)
+
+
+class ServeError(RuntimeError):
+    """The daemon cannot start; the message says why and what to do."""
+
+
+def build_service(settings: Settings) -> CompletionService:
+    resolved = resolve_model(settings.model_path, settings.cache_dir)
+    model = LoadedModel(
+        resolved,
+        n_ctx=settings.n_ctx,
+        n_batch=settings.n_batch,
+        n_threads=settings.n_threads,
+        n_gpu_layers=settings.n_gpu_layers,
+        prompt_format=settings.prompt_format,
+        fingerprint_memo=settings.cache_dir / "fingerprints.json",
+    )
+    engine = Engine(model, queue_size=settings.queue_size, chunk_tokens=settings.chunk_tokens)
+    engine.start()
+    cache = ResultCache(
+        settings.resolved_cache_path,
+        max_entries=settings.cache_max_entries,
+        max_bytes=settings.cache_max_bytes,
+        memory_entries=settings.cache_memory_entries,
+    )
+    return CompletionService(settings, model, engine, cache)
+
+
+def bind_socket(host: str, port: int) -> socket.socket:
+    family = socket.AF_INET6 if ":" in host.strip("[]") else socket.AF_INET
+    # proto must be IPPROTO_TCP: asyncio only turns Nagle off (TCP_NODELAY) on connections
+    # accepted from such a socket, and with Nagle on, every kept-alive request waits 40 ms.
+    sock = socket.socket(family, socket.SOCK_STREAM, socket.IPPROTO_TCP)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    try:
+        sock.bind((host.strip("[]"), port))
+    except OSError as exc:
+        sock.close()
+        if exc.errno == errno.EADDRINUSE:
+            raise ServeError(
+                f"port {port} on {host} is already in use: another assist daemon may be running "
+                f"(check with `assist doctor`), or choose another port with --port"
+            ) from exc
+        raise ServeError(f"cannot listen on {host}:{port}: {exc.strerror}") from exc
+    sock.listen(128)
+    sock.set_inheritable(True)
+    return sock
+
+
+def serve(settings: Settings, announce: Callable[[str], None]) -> None:
+    if not is_loopback(settings.host):
+        raise ServeError(
+            f"refusing to listen on {settings.host}: a non-loopback address exposes the model to "
+            f"the network and needs per-user tokens, which this version does not support yet; "
+            f"use --host 127.0.0.1"
+        )
+    sock = bind_socket(settings.host, settings.port)
+    service = build_service(settings)
+    facts = service.model.facts
+    stats = service.cache.stats()
+    offload = "on" if facts.gpu_offload else "unavailable"
+    announce(
+        f"assist daemon listening on {settings.daemon_url} (pid {os.getpid()})\n"
+        f"  model    {facts.name} [{facts.source}] {facts.path}\n"
+        f"  format   {facts.prompt_format}, context {facts.n_ctx} tokens, "
+        f"loaded in {facts.load_seconds:.2f} s\n"
+        f"  backend  {facts.backend} (GPU offload {offload}, {facts.n_gpu_layers} layers "
+        f"offloaded, {facts.n_threads} threads)\n"
+        f"  cache    {stats['path']} ({stats['entries']} entries)"
+    )
+    config = uvicorn.Config(
+        create_app(service),
+        log_level="warning",
+        access_log=False,
+        lifespan="off",
+        timeout_graceful_shutdown=5,
+    )
+    server = uvicorn.Server(config)
+    try:
+        server.run(sockets=[sock])
+    finally:
+        service.engine.close()
+        service.close()
+        service.cache.close()
+        service.model.close()
+        sock.close()

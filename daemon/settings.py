@@ -1,0 +1,196 @@
+"""Settings of the daemon and its clients, declared once.
+
+Every field has a description; the same model yields the command-line flags (``--max-tokens``),
+the environment variables (``ASSIST_MAX_TOKENS``) and the keys of the TOML config file
+(``max_tokens = 64``). Precedence: flags, environment, config file, defaults.
+"""
+
+from __future__ import annotations
+
+import argparse
+import ipaddress
+import os
+import types
+import typing
+from pathlib import Path
+from typing import Any
+
+from pydantic import Field, ValidationError
+from pydantic_settings import (
+    BaseSettings,
+    PydanticBaseSettingsSource,
+    SettingsConfigDict,
+    TomlConfigSettingsSource,
+)
+
+DEFAULT_PORT = 8765
+
+
+def default_cache_dir() -> Path:
+    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(base) / "assist"
+
+
+def default_config_file() -> Path:
+    explicit = os.environ.get("ASSIST_CONFIG")
+    if explicit:
+        return Path(explicit)
+    base = os.environ.get("XDG_CONFIG_HOME") or str(Path.home() / ".config")
+    return Path(base) / "assist" / "config.toml"
+
+
+def is_loopback(host: str) -> bool:
+    """True for addresses only this machine can reach."""
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host.strip("[]")).is_loopback
+    except ValueError:
+        return False
+
+
+class SettingsError(ValueError):
+    """A setting has a bad value; the message names it."""
+
+
+class Settings(BaseSettings):
+    model_config = SettingsConfigDict(env_prefix="ASSIST_", extra="ignore", validate_default=True)
+
+    # Where the daemon listens and where clients find it.
+    host: str = Field("127.0.0.1", description="Address the daemon binds to (loopback by default).")
+    port: int = Field(DEFAULT_PORT, ge=1, le=65535, description="TCP port of the daemon.")
+    url: str | None = Field(
+        None, description="Daemon URL used by clients; defaults to http://HOST:PORT."
+    )
+
+    # The model.
+    model_path: Path | None = Field(
+        None, description="GGUF model to load; the embedded default model when unset."
+    )
+    prompt_format: str | None = Field(
+        None, description="Force a prompt format (qwen2.5-coder, codegemma, plain, ...)."
+    )
+    n_ctx: int = Field(4096, ge=256, description="Context window of the model in tokens.")
+    n_batch: int = Field(512, ge=8, description="Prompt tokens evaluated per decode call.")
+    n_threads: int | None = Field(
+        None, ge=1, description="CPU threads; defaults to the CPUs this process may run on."
+    )
+    n_gpu_layers: int = Field(
+        -1, description="Layers to offload when a GPU backend is present (-1: all, 0: none)."
+    )
+
+    # Budgets.
+    max_tokens: int = Field(64, ge=1, description="Tokens generated for a completion by default.")
+    max_tokens_limit: int = Field(512, ge=1, description="Most tokens a request may ask for.")
+    deadline_ms: int = Field(
+        15000, ge=100, description="Default total deadline of a request in milliseconds."
+    )
+    deadline_limit_ms: int = Field(
+        60000, ge=100, description="Longest deadline a request may ask for in milliseconds."
+    )
+    prompt_budget_tokens: int = Field(
+        1536, ge=64, description="Most prompt tokens: the window around the cursor is cut to it."
+    )
+    suffix_budget_tokens: int = Field(
+        256, ge=0, description="Share of the prompt budget given to text after the cursor (FIM)."
+    )
+    chunk_tokens: int = Field(
+        128, ge=8, description="Prompt tokens evaluated between checks for cancellation."
+    )
+    max_request_bytes: int = Field(
+        2 * 1024 * 1024, ge=1024, description="Largest accepted request body in bytes."
+    )
+    queue_size: int = Field(
+        16, ge=1, description="Requests that may wait for the model before new ones get 429."
+    )
+    temperature: float = Field(0.0, ge=0.0, le=2.0, description="Sampling temperature.")
+
+    # The result cache.
+    cache_path: Path | None = Field(
+        None,
+        description="SQLite result cache shared by daemons; defaults to CACHE_DIR/cache.sqlite3.",
+    )
+    cache_dir: Path = Field(
+        default_factory=default_cache_dir, description="Directory for the cache and the model."
+    )
+    cache_max_entries: int = Field(
+        100_000, ge=1, description="Most results kept in SQLite; least recently used go first."
+    )
+    cache_max_bytes: int = Field(
+        256 * 1024 * 1024, ge=1024, description="Most bytes of results kept in SQLite."
+    )
+    cache_memory_entries: int = Field(
+        2048, ge=0, description="Results kept in memory in front of SQLite."
+    )
+
+    log_level: str = Field("info", description="Log level: debug, info, warning or error.")
+
+    @classmethod
+    def settings_customise_sources(
+        cls,
+        settings_cls: type[BaseSettings],
+        init_settings: PydanticBaseSettingsSource,
+        env_settings: PydanticBaseSettingsSource,
+        dotenv_settings: PydanticBaseSettingsSource,
+        file_secret_settings: PydanticBaseSettingsSource,
+    ) -> tuple[PydanticBaseSettingsSource, ...]:
+        return (
+            init_settings,
+            env_settings,
+            TomlConfigSettingsSource(settings_cls, toml_file=default_config_file()),
+        )
+
+    @property
+    def resolved_cache_path(self) -> Path:
+        return self.cache_path or (self.cache_dir / "cache.sqlite3")
+
+    @property
+    def daemon_url(self) -> str:
+        if self.url:
+            return self.url.rstrip("/")
+        host = "127.0.0.1" if self.host in ("0.0.0.0", "") else self.host
+        if ":" in host and not host.startswith("["):
+            host = f"[{host}]"
+        return f"http://{host}:{self.port}"
+
+
+def load_settings(**overrides: Any) -> Settings:
+    """Settings from flags (``overrides``), environment and config file, with one clear error."""
+    try:
+        return Settings(**{k: v for k, v in overrides.items() if v is not None})
+    except ValidationError as exc:
+        problems = "; ".join(
+            f"{'.'.join(str(p) for p in err['loc']) or 'config'}: {err['msg']}"
+            for err in exc.errors()
+        )
+        raise SettingsError(f"bad setting ({problems})") from exc
+    except (OSError, ValueError) as exc:
+        raise SettingsError(f"cannot read the config file {default_config_file()}: {exc}") from exc
+
+
+def _flag_type(annotation: Any) -> Any:
+    if isinstance(annotation, types.UnionType) or typing.get_origin(annotation) is typing.Union:
+        args = [a for a in typing.get_args(annotation) if a is not type(None)]
+        return _flag_type(args[0]) if args else str
+    return annotation if annotation in (int, float, str, Path, bool) else str
+
+
+def add_setting_flags(parser: argparse.ArgumentParser, names: list[str] | None = None) -> None:
+    """Add one ``--flag`` per setting (or per named setting), generated from the model."""
+    group = parser.add_argument_group("settings (also ASSIST_* variables and the config file)")
+    for name, info in Settings.model_fields.items():
+        if names is not None and name not in names:
+            continue
+        flag = "--" + name.replace("_", "-")
+        kind = _flag_type(info.annotation)
+        if kind is bool:
+            group.add_argument(
+                flag, action=argparse.BooleanOptionalAction, default=None, help=info.description
+            )
+        else:
+            group.add_argument(flag, type=kind, default=None, help=info.description, dest=name)
+
+
+def settings_from_args(args: argparse.Namespace) -> Settings:
+    values = {name: getattr(args, name, None) for name in Settings.model_fields}
+    return load_settings(**values)

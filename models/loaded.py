@@ -1,0 +1,216 @@
+"""A model loaded into llama.cpp, with what assist needs to know about it.
+
+``LoadedModel`` owns the ``Llama`` object (use it from one thread only: the engine's worker),
+answers the ``Vocabulary`` protocol for prompt formats (tokenization only touches the
+vocabulary, which is read-only after load and safe from any thread), and knows the model's
+family, FIM markers, end-of-generation and stop tokens, reasoning tokens to suppress, and the
+fingerprint of its weights.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import logging
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import llama_cpp
+from llama_cpp import Llama
+
+from models.backend import active_backend, cpu_threads, gpu_offload_supported, route_llama_logs
+from models.families import FORMATS, PromptFormat, detect_format
+from models.fingerprint import model_fingerprint
+from models.resolve import HOW_TO_GET_A_MODEL, ModelNotFound, ResolvedModel
+
+log = logging.getLogger(__name__)
+
+# Special tokens that open a reasoning ("thinking") section in the vocabularies that have one.
+THINKING_MARKERS = (
+    "<think>",
+    "<thinking>",
+    "<|thinking|>",
+    "<|begin_of_thought|>",
+    "<|start_thinking|>",
+    "<reasoning>",
+    "<|reasoning|>",
+    "◁think▷",
+)
+
+
+@dataclass
+class ModelFacts:
+    """Everything about the loaded model that /health, doctor and the prompt builder report."""
+
+    path: str
+    source: str
+    name: str
+    architecture: str
+    fingerprint: str
+    prompt_format: str
+    fim_tokens: dict[str, int]
+    eog_tokens: list[int]
+    stop_tokens: list[int]
+    stop_strings: list[str]
+    suppressed_tokens: list[int]
+    backend: str
+    gpu_offload: bool
+    n_gpu_layers: int
+    n_threads: int
+    n_ctx: int
+    n_ctx_train: int
+    load_seconds: float
+    extra: dict[str, str] = field(default_factory=dict)
+
+
+class LoadedModel:
+    def __init__(
+        self,
+        resolved: ResolvedModel,
+        n_ctx: int,
+        n_batch: int,
+        n_threads: int | None,
+        n_gpu_layers: int,
+        prompt_format: str | None,
+        fingerprint_memo: Path | None,
+    ) -> None:
+        route_llama_logs()
+        offload = gpu_offload_supported()
+        threads = n_threads or cpu_threads()
+        layers = n_gpu_layers if offload else 0
+        started = time.perf_counter()
+        try:
+            self.llm = Llama(
+                model_path=str(resolved.path),
+                n_ctx=n_ctx,
+                n_batch=n_batch,
+                n_ubatch=n_batch,
+                n_threads=threads,
+                n_threads_batch=threads,
+                n_gpu_layers=layers,
+                swa_full=True,  # sliding-window models keep the whole prefix, so it can be reused
+                verbose=False,
+            )
+        except (ValueError, RuntimeError, OSError) as exc:
+            raise ModelNotFound(
+                f"llama.cpp could not load {resolved.path} ({exc}); the file may be corrupt or "
+                f"of an architecture this llama.cpp build does not know. {HOW_TO_GET_A_MODEL}"
+            ) from exc
+        load_seconds = time.perf_counter() - started
+        self.vocab = self.llm._model.vocab
+        self.n_vocab = int(llama_cpp.llama_vocab_n_tokens(self.vocab))
+        self._bos = int(self.llm.token_bos())
+        self._piece_buffer = ctypes.create_string_buffer(256)
+
+        fim = {
+            "prefix": int(llama_cpp.llama_vocab_fim_pre(self.vocab)),
+            "suffix": int(llama_cpp.llama_vocab_fim_suf(self.vocab)),
+            "middle": int(llama_cpp.llama_vocab_fim_mid(self.vocab)),
+        }
+        fim = {k: v for k, v in fim.items() if v >= 0}
+        header = resolved.header
+        if prompt_format:
+            if prompt_format not in FORMATS:
+                raise ModelNotFound(
+                    f"unknown prompt format {prompt_format!r}; known: {', '.join(sorted(FORMATS))}"
+                )
+            self.format: PromptFormat = FORMATS[prompt_format]
+        else:
+            self.format = detect_format(header.architecture, header.name, self, len(fim) == 3)
+
+        stop_tokens: list[int] = []
+        stop_strings: list[str] = []
+        for piece in self.format.stop:
+            token = self.special_token(piece)
+            if token is None:
+                stop_strings.append(piece)
+            else:
+                stop_tokens.append(token)
+        eog = [t for t in self._candidate_eog() if llama_cpp.llama_vocab_is_eog(self.vocab, t)]
+        suppressed = [t for m in THINKING_MARKERS if (t := self.special_token(m)) is not None]
+
+        self.facts = ModelFacts(
+            path=str(resolved.path),
+            source=resolved.source,
+            name=header.name or resolved.path.stem,
+            architecture=header.architecture,
+            fingerprint=model_fingerprint(resolved.path, fingerprint_memo),
+            prompt_format=self.format.name,
+            fim_tokens=fim,
+            eog_tokens=eog,
+            stop_tokens=sorted(set(stop_tokens) | set(eog)),
+            stop_strings=stop_strings,
+            suppressed_tokens=suppressed,
+            backend=active_backend(),
+            gpu_offload=offload,
+            n_gpu_layers=layers,
+            n_threads=threads,
+            n_ctx=self.llm.n_ctx(),
+            n_ctx_train=int(self.llm._model.n_ctx_train()),
+            load_seconds=load_seconds,
+        )
+
+    def _candidate_eog(self) -> list[int]:
+        ids = {
+            int(llama_cpp.llama_vocab_eos(self.vocab)),
+            int(llama_cpp.llama_vocab_eot(self.vocab)),
+        }
+        for piece in (
+            "<end_of_turn>",
+            "<|endoftext|>",
+            "<|im_end|>",
+            "<|eot_id|>",
+            "</s>",
+            "<eos>",
+        ):
+            token = self.special_token(piece)
+            if token is not None:
+                ids.add(token)
+        return sorted(t for t in ids if t >= 0)
+
+    # -- Vocabulary protocol ----------------------------------------------------------------
+    def tokenize_text(self, text: str) -> list[int]:
+        return self._tokenize(text.encode("utf-8", "surrogatepass"), special=False)
+
+    def special_token(self, piece: str) -> int | None:
+        tokens = self._tokenize(piece.encode("utf-8"), special=True)
+        if len(tokens) != 1:
+            return None
+        attr = int(llama_cpp.llama_vocab_get_attr(self.vocab, tokens[0]))
+        # A plain-text token that happens to spell the marker is not a marker.
+        if attr & (llama_cpp.LLAMA_TOKEN_ATTR_CONTROL | llama_cpp.LLAMA_TOKEN_ATTR_USER_DEFINED):
+            return tokens[0]
+        return None
+
+    @property
+    def bos_token(self) -> int | None:
+        return self._bos if self._bos >= 0 else None
+
+    def _tokenize(self, data: bytes, special: bool) -> list[int]:
+        if not data:
+            return []
+        capacity = len(data) + 8
+        buffer = (llama_cpp.llama_token * capacity)()
+        count = llama_cpp.llama_tokenize(
+            self.vocab, data, len(data), buffer, capacity, False, special
+        )
+        if count < 0:
+            capacity = -count
+            buffer = (llama_cpp.llama_token * capacity)()
+            count = llama_cpp.llama_tokenize(
+                self.vocab, data, len(data), buffer, capacity, False, special
+            )
+        return list(buffer[:count])
+
+    # -- decoding (worker thread only) ----------------------------------------------------
+    def piece(self, token: int) -> bytes:
+        """The bytes of one token, whatever their length (llama-cpp-python cuts at 32)."""
+        buffer = self._piece_buffer
+        n = llama_cpp.llama_token_to_piece(self.vocab, token, buffer, len(buffer), 0, False)
+        if n < 0:
+            buffer = ctypes.create_string_buffer(-n)
+            n = llama_cpp.llama_token_to_piece(self.vocab, token, buffer, len(buffer), 0, False)
+        return buffer.raw[:n]
+
+    def close(self) -> None:
+        self.llm.close()

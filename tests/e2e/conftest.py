@@ -1,0 +1,78 @@
+"""End-to-end fixtures: a real daemon on a loopback port, the real embedded model, real SQLite.
+
+One daemon serves the whole session (loading a model per test would make the suite slow); tests
+that need a daemon of their own start one with ``start_daemon``.
+"""
+
+from __future__ import annotations
+
+import socket
+import subprocess
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import httpx
+import pytest
+
+from daemon.client import DaemonClient
+from daemon.launcher import spawn_daemon, wait_ready
+from daemon.protocol import Health
+from daemon.settings import Settings, load_settings
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port: int = sock.getsockname()[1]
+        return port
+
+
+@dataclass
+class RunningDaemon:
+    settings: Settings
+    process: subprocess.Popen[bytes]
+    health: Health
+    log: Path
+
+    @property
+    def url(self) -> str:
+        return self.settings.daemon_url
+
+    def client(self) -> DaemonClient:
+        return DaemonClient(self.url)
+
+    def http(self) -> httpx.Client:
+        return httpx.Client(base_url=self.url, timeout=60, trust_env=False)
+
+    def stop(self) -> None:
+        if self.process.poll() is None:
+            self.process.terminate()
+            try:
+                self.process.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait()
+
+
+def start_daemon(work: Path, **overrides: object) -> RunningDaemon:
+    values: dict[str, object] = {
+        "port": free_port(),
+        "cache_path": work / "cache.sqlite3",
+        "max_tokens": 24,
+        "queue_size": 4,
+    }
+    values.update(overrides)
+    settings = load_settings(**values)
+    log = work / f"daemon-{settings.port}.log"
+    process = spawn_daemon(settings, log)
+    with DaemonClient(settings.daemon_url) as client:
+        health = wait_ready(client, process, log, 180)
+    return RunningDaemon(settings, process, health, log)
+
+
+@pytest.fixture(scope="session")
+def daemon(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RunningDaemon]:
+    running = start_daemon(tmp_path_factory.mktemp("daemon"))
+    yield running
+    running.stop()

@@ -1,0 +1,148 @@
+"""The engine on the real model, in this process: budgets, cancel, KV reuse, suppression."""
+
+from __future__ import annotations
+
+import queue
+import time
+from collections.abc import Iterator
+
+import pytest
+
+from daemon.engine import Budget, Engine, Finished, PromptEvaluated, TokenText
+from daemon.settings import load_settings
+from models.loaded import LoadedModel
+from models.resolve import resolve_model
+from tests.e2e.documents import NUMBERS
+
+
+@pytest.fixture(scope="module")
+def model() -> Iterator[LoadedModel]:
+    settings = load_settings()
+    loaded = LoadedModel(
+        resolve_model(None, settings.cache_dir),
+        n_ctx=2048,
+        n_batch=512,
+        n_threads=None,
+        n_gpu_layers=-1,
+        prompt_format=None,
+        fingerprint_memo=settings.cache_dir / "fingerprints.json",
+    )
+    yield loaded
+    loaded.close()
+
+
+@pytest.fixture
+def engine(model: LoadedModel) -> Iterator[Engine]:
+    eng = Engine(model, queue_size=4, chunk_tokens=32)
+    eng.start()
+    yield eng
+    eng.close()
+
+
+def run(engine: Engine, tokens: list[int], budget: Budget, stops=(), on_token=None):
+    events: queue.Queue = queue.Queue()
+
+    def sink(event):
+        events.put(event)
+        if on_token and isinstance(event, TokenText):
+            on_token(job)
+
+    job = engine.submit(tokens, budget, stops, sink)
+    seen = []
+    while True:
+        event = events.get(timeout=60)
+        seen.append(event)
+        if isinstance(event, Finished):
+            return job, seen
+
+
+def prompt(model: LoadedModel, text: str) -> list[int]:
+    return [model.bos_token, *model.tokenize_text(text)]  # type: ignore[list-item]
+
+
+def budget(max_tokens: int = 16, seconds: float = 60.0) -> Budget:
+    return Budget(max_tokens=max_tokens, deadline=time.perf_counter() + seconds)
+
+
+def test_facts_of_the_embedded_model(model):
+    facts = model.facts
+    assert facts.architecture == "gemma3"
+    assert facts.prompt_format == "plain"
+    assert facts.fim_tokens == {}  # Gemma 3 270M has no FIM tokens
+    assert 1 in facts.eog_tokens  # <eos>
+    assert facts.suppressed_tokens == []  # and no reasoning tokens
+    assert facts.backend == "CPU" and facts.n_gpu_layers == 0
+
+
+def test_max_tokens_is_enforced(engine, model):
+    _, events = run(engine, prompt(model, NUMBERS), budget(max_tokens=7))
+    done = events[-1]
+    assert done.reason == "length" and done.tokens == 7
+    assert done.text == "".join(e.text for e in events if isinstance(e, TokenText))
+
+
+def test_cancel_stops_within_one_token(engine, model):
+    job, events = run(
+        engine, prompt(model, NUMBERS), budget(max_tokens=200), on_token=lambda j: j.cancel()
+    )
+    done = events[-1]
+    assert done.reason == "cancelled"
+    assert done.tokens <= 2
+    assert job.cancelled
+
+
+def test_a_passed_deadline_stops_before_generating(engine, model):
+    spent = Budget(max_tokens=50, deadline=time.perf_counter() - 1)
+    _, events = run(engine, prompt(model, NUMBERS), spent)
+    assert events[-1].reason == "deadline" and events[-1].tokens == 0
+
+
+def test_deadline_stops_a_long_generation(engine, model):
+    tokens = prompt(model, NUMBERS)
+    run(engine, tokens, budget(max_tokens=1))  # the prompt is in the KV cache from here on
+    _, events = run(engine, tokens, budget(max_tokens=500, seconds=0.5))
+    assert events[-1].reason == "deadline"
+    assert events[-1].tokens < 500
+
+
+def test_kv_prefix_is_reused_across_jobs(engine, model):
+    base = prompt(model, NUMBERS)
+    run(engine, base, budget(max_tokens=2))
+    _, second = run(engine, base + model.tokenize_text("40,\n    "), budget(max_tokens=2))
+    evaluated = next(e for e in second if isinstance(e, PromptEvaluated))
+    assert evaluated.reused_tokens >= len(base) - 1
+
+
+def test_stop_strings_end_the_answer_before_the_stop(engine, model):
+    _, events = run(engine, prompt(model, NUMBERS), budget(max_tokens=60), stops=("\n",))
+    done = events[-1]
+    assert done.reason == "stop"
+    assert "\n" not in done.text and done.text.strip().rstrip(",").isdigit()
+
+
+def test_suppressed_tokens_are_never_sampled(model):
+    tokens = prompt(model, NUMBERS)
+    plain = Engine(model, queue_size=2)
+    plain.start()
+    try:
+        _, events = run(plain, tokens, budget(max_tokens=1))
+        first_piece = events[-1].text
+    finally:
+        plain.close()
+    favourite = model.tokenize_text(first_piece)[0]
+    # A vocabulary with a reasoning marker gets it suppressed the same way (a logit bias).
+    model.facts.suppressed_tokens = [favourite]
+    try:
+        biased = Engine(model, queue_size=2)
+        biased.start()
+        _, events = run(biased, tokens, budget(max_tokens=1))
+        biased.close()
+    finally:
+        model.facts.suppressed_tokens = []
+    assert events[-1].text != first_piece
+
+
+def test_long_whitespace_pieces_round_trip(model):
+    text = "def f():\n" + " " * 40 + "return 1\n" + "\t" * 12 + "x\n"
+    pieces = b"".join(model.piece(t) for t in model.tokenize_text(text))
+    assert pieces.decode() == text

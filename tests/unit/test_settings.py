@@ -1,0 +1,79 @@
+"""Settings are declared once: defaults, config file, environment and flags, in that order."""
+
+from __future__ import annotations
+
+import argparse
+
+import pytest
+
+from daemon.settings import (
+    SettingsError,
+    add_setting_flags,
+    is_loopback,
+    load_settings,
+    settings_from_args,
+)
+
+
+@pytest.fixture(autouse=True)
+def isolated(monkeypatch, tmp_path):
+    for name in list(__import__("os").environ):
+        if name.startswith("ASSIST_"):
+            monkeypatch.delenv(name)
+    monkeypatch.setenv("ASSIST_CONFIG", str(tmp_path / "config.toml"))
+    return tmp_path
+
+
+def test_defaults_bind_loopback():
+    settings = load_settings()
+    assert settings.host == "127.0.0.1"
+    assert settings.daemon_url == f"http://127.0.0.1:{settings.port}"
+
+
+def test_precedence_flags_over_environment_over_file(isolated, monkeypatch):
+    (isolated / "config.toml").write_text("max_tokens = 10\nport = 9000\nn_ctx = 2048\n")
+    monkeypatch.setenv("ASSIST_MAX_TOKENS", "20")
+    monkeypatch.setenv("ASSIST_PORT", "9100")
+    parser = argparse.ArgumentParser()
+    add_setting_flags(parser)
+    settings = settings_from_args(parser.parse_args(["--max-tokens", "30"]))
+    assert settings.max_tokens == 30
+    assert settings.port == 9100
+    assert settings.n_ctx == 2048
+
+
+def test_bad_values_name_the_setting(monkeypatch):
+    monkeypatch.setenv("ASSIST_PORT", "70000")
+    with pytest.raises(SettingsError, match="port"):
+        load_settings()
+
+
+def test_broken_config_file_is_a_clear_error(isolated):
+    (isolated / "config.toml").write_text("max_tokens = = 3\n")
+    with pytest.raises(SettingsError, match="config"):
+        load_settings()
+
+
+def test_every_setting_has_a_description_and_a_flag():
+    from daemon.settings import Settings
+
+    parser = argparse.ArgumentParser()
+    add_setting_flags(parser)
+    flags = {a.dest for a in parser._actions}
+    for name, info in Settings.model_fields.items():
+        assert info.description, name
+        assert name in flags
+
+
+@pytest.mark.parametrize(
+    ("host", "loopback"),
+    [
+        ("127.0.0.1", True),
+        ("localhost", True),
+        ("::1", True),
+        ("0.0.0.0", False),
+        ("10.0.0.2", False),
+    ],
+)
+def test_loopback_detection(host, loopback):
+    assert is_loopback(host) is loopback
