@@ -105,9 +105,10 @@ class CompletionService:
         """Validate and prepare the request (raising ServiceError), then stream its events."""
         received = time.perf_counter()
         max_tokens, deadline_ms = self._budgets(req)
-        language = (req.profile.language if req.profile else None) or detect_language(
-            req.path, req.text, req.language
-        )
+        language = req.profile.language if req.profile else None
+        if language is None:
+            # Content detection may load a model on first use: keep it off the event loop.
+            language = await asyncio.to_thread(detect_language, req.path, req.text, req.language)
         header = render_header(req.profile, language, req.path)
         budget_tokens = min(
             self.settings.prompt_budget_tokens, self.model.facts.n_ctx - max_tokens - 8
@@ -225,11 +226,12 @@ class CompletionService:
 
         reused = 0
         finished = False
+        held: list[Any] = []  # an event read ahead while merging tokens
         try:
             while True:
                 timeout = max(0.0, budget.deadline - time.perf_counter()) + _WORKER_GRACE_S
                 try:
-                    event = await asyncio.wait_for(events.get(), timeout)
+                    event = held.pop() if held else await asyncio.wait_for(events.get(), timeout)
                 except TimeoutError:
                     job.cancel()
                     yield ErrorEvent(code="timeout", message="the model did not answer in time")
@@ -237,7 +239,16 @@ class CompletionService:
                 if isinstance(event, PromptEvaluated):
                     reused = event.reused_tokens
                 elif isinstance(event, EngineToken):
-                    yield TokenEvent(text=event.text)
+                    # When the client reads slower than the model writes, send what has piled
+                    # up as one event instead of one line per token.
+                    text = event.text
+                    while not events.empty():
+                        following = events.get_nowait()
+                        if not isinstance(following, EngineToken):
+                            held.append(following)
+                            break
+                        text += following.text
+                    yield TokenEvent(text=text)
                 elif isinstance(event, Finished):
                     finished = True
                     if event.reason == "error":
