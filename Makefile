@@ -45,6 +45,7 @@ fmt: $(STAMP)
 bench: $(STAMP)
 	$(BIN)/assist bench
 	$(BIN)/python tests/bench/bench_prompt_reuse.py
+	$(BIN)/python tests/bench/bench_fix.py
 
 clean:
 	rm -rf $(VENV) *.egg-info .pytest_cache .mypy_cache .ruff_cache

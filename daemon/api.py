@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 import logging
 import os
-from collections.abc import AsyncIterator
+from collections.abc import AsyncGenerator, AsyncIterator
 from typing import Any
 
 from fastapi import FastAPI, Request
@@ -18,8 +18,8 @@ from fastapi.responses import JSONResponse, StreamingResponse
 from pydantic import BaseModel, ValidationError
 
 from daemon import __version__
-from daemon.protocol import CompleteRequest, ErrorEvent, Health, encode_event
-from daemon.service import CompletionService, ServiceError
+from daemon.protocol import CompleteRequest, ErrorEvent, FixRequest, Health, encode_event
+from daemon.service import Service, ServiceError
 
 log = logging.getLogger(__name__)
 
@@ -90,7 +90,19 @@ def parse_request(body: bytes, model: type[BaseModel]) -> Any:
         raise ServiceError(422, "invalid_request", describe_validation(exc)) from None
 
 
-def create_app(service: CompletionService) -> FastAPI:
+async def ndjson(events: AsyncGenerator[Any, None]) -> AsyncIterator[bytes]:
+    """One line per event; a failure mid-stream ends the stream with one error event."""
+    try:
+        async for event in events:
+            yield encode_event(event)
+    except Exception as exc:
+        log.exception("stream failed")
+        yield encode_event(ErrorEvent(code="internal", message=str(exc)))
+    finally:
+        await events.aclose()
+
+
+def create_app(service: Service) -> FastAPI:
     app = FastAPI(title="assist", version=__version__, docs_url=None, redoc_url=None)
     settings = service.settings
 
@@ -146,20 +158,14 @@ def create_app(service: CompletionService) -> FastAPI:
     @app.post("/v1/complete")
     async def complete(request: Request) -> StreamingResponse:
         body = await read_body(request, settings.max_request_bytes)
-        req = parse_request(body, CompleteRequest)
-        events = await service.complete(req)
+        events = await service.complete(parse_request(body, CompleteRequest))
+        return StreamingResponse(ndjson(events), media_type=NDJSON)
 
-        async def lines() -> AsyncIterator[bytes]:
-            try:
-                async for event in events:
-                    yield encode_event(event)
-            except Exception as exc:  # a failure mid-stream ends the stream with one event
-                log.exception("completion stream failed")
-                yield encode_event(ErrorEvent(code="internal", message=str(exc)))
-            finally:
-                await events.aclose()
-
-        return StreamingResponse(lines(), media_type=NDJSON)
+    @app.post("/v1/fix")
+    async def fix(request: Request) -> StreamingResponse:
+        body = await read_body(request, settings.max_request_bytes)
+        events = await service.fix(parse_request(body, FixRequest))
+        return StreamingResponse(ndjson(events), media_type=NDJSON)
 
     @app.get("/v1/cache/stats")
     async def cache_stats() -> dict[str, Any]:

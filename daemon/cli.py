@@ -1,7 +1,8 @@
 """The ``assist`` command line: serve, complete, doctor, cache, bench.
 
 Lines and columns are 1-based here, as an editor's status bar shows them; the wire is 0-based.
-Exit status: 0 success, 1 the daemon or the model failed, 2 bad usage or unreadable input.
+Exit status: 0 success, 1 the daemon or the model failed (for ``fix``: no verified fix found),
+2 bad usage or unreadable input.
 """
 
 from __future__ import annotations
@@ -45,6 +46,16 @@ def _parser() -> argparse.ArgumentParser:
     complete.add_argument("--workspace", type=Path, help="workspace folder (default: found)")
     add_setting_flags(complete, CLIENT_SETTINGS)
 
+    fix = sub.add_parser("fix", help="repair the syntax errors of FILE with a verified fix")
+    fix.add_argument("file", type=Path)
+    fix.add_argument("--write", action="store_true", help="replace the file with the fix")
+    fix.add_argument("--json", action="store_true", help="print the NDJSON events")
+    fix.add_argument("--no-cache", action="store_true", help="do not answer from the cache")
+    fix.add_argument("--language", help="language id, when the file name does not tell")
+    fix.add_argument("--workspace", type=Path, help="workspace folder (default: found)")
+    fix.add_argument("--candidates", type=int, help="model candidates to try at most")
+    add_setting_flags(fix, CLIENT_SETTINGS)
+
     doctor = sub.add_parser("doctor", help="check the installation, the model and the daemon")
     add_setting_flags(doctor, [*CLIENT_SETTINGS, "prompt_format", "cache_path"])
 
@@ -82,6 +93,10 @@ def main(argv: list[str] | None = None) -> int:
         from daemon.commands import run_complete
 
         return run_complete(settings, args)
+    if args.command == "fix":
+        from daemon.commands import run_fix
+
+        return run_fix(settings, args)
     if args.command == "doctor":
         from daemon.doctor import run_doctor
 

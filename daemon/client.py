@@ -14,7 +14,7 @@ from typing import Any
 import httpx
 from pydantic import ValidationError
 
-from daemon.protocol import CompleteRequest, ErrorBody, Health, parse_event
+from daemon.protocol import CompleteRequest, ErrorBody, FixRequest, Health, parse_event
 
 Event = Any
 
@@ -79,9 +79,15 @@ class DaemonClient:
 
     def complete(self, request: CompleteRequest) -> Iterator[Event]:
         """Stream the events of a completion as they arrive."""
-        body = request.model_dump(exclude_none=True)
+        return self._events("/v1/complete", request.model_dump(exclude_none=True))
+
+    def fix(self, request: FixRequest) -> Iterator[Event]:
+        """Stream the events of a repair as they arrive."""
+        return self._events("/v1/fix", request.model_dump(exclude_none=True))
+
+    def _events(self, path: str, body: dict[str, Any]) -> Iterator[Event]:
         try:
-            with self._http.stream("POST", "/v1/complete", json=body) as response:
+            with self._http.stream("POST", path, json=body) as response:
                 if response.status_code != 200:
                     raise _error_from(response)
                 for line in response.iter_lines():

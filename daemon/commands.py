@@ -4,13 +4,23 @@ from __future__ import annotations
 
 import argparse
 import sys
+from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any
 
 from daemon.client import DaemonClient, DaemonError, DaemonUnavailable
 from daemon.launcher import ensure_daemon
-from daemon.protocol import CompleteRequest, DoneEvent, ErrorEvent, TokenEvent
+from daemon.protocol import (
+    CompleteRequest,
+    DoneEvent,
+    ErrorEvent,
+    FixRequest,
+    StageEvent,
+    TokenEvent,
+    WorkspaceProfile,
+)
 from daemon.settings import Settings
-from daemon.source_file import InputError, read_source
+from daemon.source_file import InputError, WriteConflict, read_source, write_atomically
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
 
@@ -48,12 +58,14 @@ def _position(text: str, line: int, column: int) -> tuple[int, int]:
     return line - 1, column - 1
 
 
-def build_request(settings: Settings, args: argparse.Namespace) -> CompleteRequest:
+def read_with_profile(
+    settings: Settings, args: argparse.Namespace
+) -> tuple[str, str, WorkspaceProfile]:
+    """The file's text, its path as shown to the model, and the workspace profile."""
     from daemon.workspace import compute_profile, find_workspace_root
 
     path: Path = args.file
     text = read_source(path, settings.max_request_bytes // 2)
-    line, column = _position(text, args.line, args.column)
     absolute = path.resolve()
     root = args.workspace.resolve() if args.workspace else find_workspace_root(absolute)
     profile = compute_profile(root, absolute, text, args.language)
@@ -61,6 +73,12 @@ def build_request(settings: Settings, args: argparse.Namespace) -> CompleteReque
         shown = str(absolute.relative_to(root))
     except ValueError:
         shown = absolute.name
+    return text, shown, profile
+
+
+def build_request(settings: Settings, args: argparse.Namespace) -> CompleteRequest:
+    text, shown, profile = read_with_profile(settings, args)
+    line, column = _position(text, args.line, args.column)
     return CompleteRequest(
         text=text,
         line=line,
@@ -73,40 +91,107 @@ def build_request(settings: Settings, args: argparse.Namespace) -> CompleteReque
     )
 
 
+def _follow(events: Iterator[Any], as_json: bool, kind: str) -> DoneEvent | ErrorEvent | None:
+    """Show a stream (NDJSON lines, or the live stage view on stderr); return how it ended."""
+    from rich.console import Console
+
+    from daemon.stage_view import StageView
+
+    with StageView(Console(stderr=True), kind=kind) as view:
+        for event in events:
+            if as_json:
+                print(event.model_dump_json(), flush=True)
+            elif isinstance(event, StageEvent):
+                view.stage(event)
+            elif isinstance(event, TokenEvent):
+                view.token(event)
+            if isinstance(event, ErrorEvent):
+                if not as_json:
+                    _err(f"{event.code}: {event.message}")
+                return event
+            if isinstance(event, DoneEvent):
+                return event
+    _err("the daemon ended the stream without a result")
+    return None
+
+
+def _ask(
+    settings: Settings,
+    call: Callable[[DaemonClient], Iterator[Any]],
+    as_json: bool,
+    kind: str,
+) -> DoneEvent | int:
+    """Send a request to the daemon (started if needed) and follow its stream to the end."""
+    try:
+        ensure_daemon(settings)
+        with DaemonClient(settings.daemon_url) as client:
+            done = _follow(call(client), as_json, kind)
+    except DaemonError as exc:
+        _err(str(exc))
+        return EXIT_USAGE if exc.status in (400, 413, 422) else EXIT_FAILED
+    return done if isinstance(done, DoneEvent) else EXIT_FAILED
+
+
 def run_complete(settings: Settings, args: argparse.Namespace) -> int:
+    """The answer goes to stdout; the stages, as they arrive, to stderr."""
     try:
         request = build_request(settings, args)
     except InputError as exc:
         _err(str(exc))
         return EXIT_USAGE
-    try:
-        ensure_daemon(settings)
-        with DaemonClient(settings.daemon_url) as client:
-            done: DoneEvent | None = None
-            for event in client.complete(request):
-                if args.json:
-                    print(event.model_dump_json(), flush=True)
-                elif isinstance(event, TokenEvent):
-                    sys.stdout.write(event.text)
-                    sys.stdout.flush()
-                if isinstance(event, ErrorEvent):
-                    if not args.json:
-                        _err(f"{event.code}: {event.message}")
-                    return EXIT_FAILED
-                if isinstance(event, DoneEvent):
-                    done = event
-    except DaemonError as exc:
-        _err(str(exc))
-        return EXIT_USAGE if exc.status in (400, 413, 422) else EXIT_FAILED
-    if done is None:
-        _err("the daemon ended the stream without a result")
-        return EXIT_FAILED
+    done = _ask(settings, lambda client: client.complete(request), args.json, "complete")
+    if not isinstance(done, DoneEvent):
+        return done
     if not args.json:
         t = done.timings
-        source = "cache" if done.cached else f"{done.finish_reason}, {done.tokens} tokens"
+        source = "cache" if done.cached else f"{done.route} path, {done.tokens} tokens"
         first = f", first token {t.first_token_ms:.0f} ms" if t.first_token_ms is not None else ""
-        print(file=sys.stdout)
-        print(f"[{source}: {t.total_ms:.0f} ms{first}]", file=sys.stderr)
+        checked = "" if done.verified else ", not verified"
+        print(done.text)
+        print(f"[{source}: {t.total_ms:.0f} ms{first}{checked}]", file=sys.stderr)
+    return EXIT_OK
+
+
+def run_fix(settings: Settings, args: argparse.Namespace) -> int:
+    """Exit 0: fixed (or nothing to fix); 1: no verified fix; 2: bad usage or input."""
+    from rich.console import Console
+
+    from daemon.stage_view import print_diff
+
+    try:
+        text, shown, profile = read_with_profile(settings, args)
+    except InputError as exc:
+        _err(str(exc))
+        return EXIT_USAGE
+    request = FixRequest(
+        text=text,
+        path=shown,
+        language=args.language,
+        profile=profile,
+        cache=not args.no_cache,
+        candidates=args.candidates,
+    )
+    done = _ask(settings, lambda client: client.fix(request), args.json, "fix")
+    if not isinstance(done, DoneEvent):
+        return done
+    if not done.changed:
+        if not args.json:
+            message = "nothing to fix" if done.verified else "no verified fix found"
+            print(f"{args.file}: {message}", file=sys.stderr)
+        return EXIT_OK if done.verified else EXIT_FAILED
+    if not args.json and done.diff:
+        print_diff(Console(), done.diff)
+    if args.write:
+        try:
+            write_atomically(args.file, done.text, expected=text)
+        except WriteConflict as exc:
+            _err(str(exc))
+            return EXIT_FAILED
+        except OSError as exc:
+            _err(f"cannot write {args.file}: {exc.strerror or exc}")
+            return EXIT_FAILED
+        if not args.json:
+            print(f"{args.file}: fixed and written", file=sys.stderr)
     return EXIT_OK
 
 

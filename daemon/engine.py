@@ -65,6 +65,7 @@ class Finished:
 
 EngineEvent = PromptEvaluated | TokenText | Finished
 Sink = Callable[[EngineEvent], None]
+Until = Callable[[str], int | None]
 
 
 @dataclass
@@ -73,6 +74,8 @@ class Job:
     budget: Budget
     stop_strings: tuple[str, ...]
     sink: Sink
+    # Judges complete lines: returns where the answer ends (an index into the text), or None.
+    until: Until | None = None
     submitted_at: float = field(default_factory=time.perf_counter)
     started_at: float | None = None
     prompt_done_at: float | None = None
@@ -145,11 +148,18 @@ class Engine:
 
     # -- submitting ------------------------------------------------------------------------
     def submit(
-        self, tokens: Sequence[int], budget: Budget, stop_strings: Sequence[str], sink: Sink
+        self,
+        tokens: Sequence[int],
+        budget: Budget,
+        stop_strings: Sequence[str],
+        sink: Sink,
+        until: Until | None = None,
     ) -> Job:
+        """Queue a generation. With ``until``, text is released a whole line at a time and
+        ``until`` decides after each line whether the answer is complete."""
         if self._closed:
             raise EngineClosed("the engine is shutting down")
-        job = Job(list(tokens), budget, tuple(s for s in stop_strings if s), sink)
+        job = Job(list(tokens), budget, tuple(s for s in stop_strings if s), sink, until=until)
         try:
             self._queue.put_nowait(job)
         except queue.Full as exc:
@@ -302,11 +312,17 @@ class Engine:
                 emit, pending = pending[: len(pending) - held], pending[len(pending) - held :]
             else:
                 emit, pending = pending, ""
+            ended = False
+            if job.until is not None and emit:
+                emit, pending, ended = _gate_lines(job.until, text, emit, pending)
             if emit:
                 if job.first_token_at is None:
                     job.first_token_at = time.perf_counter()
                 text += emit
                 job.sink(TokenText(emit))
+            if ended:
+                reason = "stop"
+                break
             if produced >= max_tokens:
                 break
             if job.cancelled:
@@ -314,12 +330,29 @@ class Engine:
                 break
             llm.eval([token])
         pending += decoder.decode(b"", final=True)
+        if job.until is not None and pending and reason in ("stop", "length"):
+            cut = job.until(text + pending + "\n")
+            if cut is not None:
+                pending = (text + pending)[len(text) : max(cut, len(text))]
         if pending and reason in ("stop", "length"):
             if job.first_token_at is None:
                 job.first_token_at = time.perf_counter()
             text += pending
             job.sink(TokenText(pending))
         self._finish(job, reason, produced, text)
+
+
+def _gate_lines(until: Until, text: str, emit: str, pending: str) -> tuple[str, str, bool]:
+    """Release only complete lines of ``emit`` and ask ``until`` whether the answer ended."""
+    newline = emit.rfind("\n")
+    pending = emit[newline + 1 :] + pending
+    emit = emit[: newline + 1]
+    if not emit:
+        return "", pending, False
+    cut = until(text + emit)
+    if cut is None:
+        return emit, pending, False
+    return (text + emit)[len(text) : max(cut, len(text))], "", True
 
 
 def _stop_prefix_length(text: str, stops: tuple[str, ...], longest: int) -> int:

@@ -37,28 +37,69 @@ class WorkspaceProfile(BaseModel):
     )
     frameworks: list[Framework] = Field(default_factory=list, max_length=64)
     style: Style = Field(default_factory=Style)
+    tools: list[Annotated[str, Field(max_length=MAX_NAME)]] = Field(
+        default_factory=list,
+        max_length=16,
+        description="Linters and formatters the workspace configures (ruff, black, prettier...).",
+    )
     sources: list[Annotated[str, Field(max_length=1024)]] = Field(
         default_factory=list, max_length=64
     )
 
 
-class CompleteRequest(BaseModel):
-    """POST /v1/complete: complete ``text`` at (``line``, ``column``)."""
+class DocumentRequest(BaseModel):
+    """Fields every request about a document has."""
 
     model_config = ConfigDict(extra="ignore")
 
     text: str = Field(description="The whole document.")
-    line: int = Field(ge=0, description="0-based line of the cursor.")
-    column: int = Field(ge=0, description="0-based column of the cursor, in code points.")
     path: str | None = Field(
         None, max_length=4096, description="The document's path, for display and language only."
     )
     language: str | None = Field(None, max_length=MAX_NAME, description="Editor language id.")
     profile: WorkspaceProfile | None = None
-    max_tokens: int | None = Field(None, ge=1, description="Tokens to generate at most.")
     deadline_ms: int | None = Field(None, ge=1, description="Total deadline in milliseconds.")
     cache: bool = Field(True, description="Answer from the result cache when it can.")
     request_id: str | None = Field(None, max_length=128)
+
+
+RouteKind = Literal["fast", "deep"]
+
+
+class CompleteRequest(DocumentRequest):
+    """POST /v1/complete: complete ``text`` at (``line``, ``column``)."""
+
+    line: int = Field(ge=0, description="0-based line of the cursor.")
+    column: int = Field(ge=0, description="0-based column of the cursor, in code points.")
+    max_tokens: int | None = Field(None, ge=1, description="Tokens to generate at most.")
+    mode: Literal["auto", "fast", "deep"] = Field(
+        "auto", description="Let the router choose the path, or force one."
+    )
+
+
+class FixRequest(DocumentRequest):
+    """POST /v1/fix: repair the syntax errors of ``text``."""
+
+    candidates: int | None = Field(None, ge=1, le=16, description="Model candidates at most.")
+
+
+class DiagnosticInfo(BaseModel):
+    """One problem found in a document; positions are 0-based, columns in code points."""
+
+    line: int
+    column: int
+    end_line: int
+    end_column: int
+    message: str
+    source: str
+    code: str | None = None
+
+
+class Span(BaseModel):
+    """Lines ``start_line`` up to (not including) ``end_line`` of the original document."""
+
+    start_line: int
+    end_line: int
 
 
 class Timings(BaseModel):
@@ -74,13 +115,42 @@ class StartEvent(BaseModel):
     event: Literal["start"] = "start"
     request_id: str
     language: str | None
-    prompt_tokens: int
+    prompt_tokens: int = 0
     prompt_format: str
+    route: RouteKind | None = None
+    route_reason: str | None = None
 
 
 class TokenEvent(BaseModel):
+    """Text as the model generates it (for a fix: of the candidate being generated)."""
+
     event: Literal["token"] = "token"
     text: str
+    stage: str | None = None
+    candidate: int | None = None
+
+
+StageName = Literal["skeleton", "logic", "errors", "final"]
+
+
+class StageEvent(BaseModel):
+    """One stage of an answer, complete in itself: an editor can show the latest at any time.
+
+    For a completion ``text`` is what to insert at the cursor; for a fix it is the whole fixed
+    document (for the ``skeleton`` of a fix: the diagnosis). ``ok`` is False when the stage failed
+    verification: then ``text`` repeats the previous valid stage and ``reason`` says why.
+    """
+
+    event: Literal["stage"] = "stage"
+    stage: StageName
+    text: str
+    elapsed_ms: float
+    ok: bool = True
+    reason: str | None = None
+    diagnostics: list[DiagnosticInfo] = Field(default_factory=list)
+    span: Span | None = None
+    diff: str | None = None
+    formatter: str | None = None
 
 
 FinishReason = Literal["stop", "length", "deadline", "cancelled"]
@@ -96,6 +166,15 @@ class DoneEvent(BaseModel):
     prompt_tokens: int = 0
     reused_tokens: int = Field(0, description="Prompt tokens whose KV state was reused.")
     timings: Timings
+    route: RouteKind | None = None
+    route_reason: str | None = None
+    stages: list[StageName] = Field(default_factory=list, description="Stages that were sent.")
+    changed: bool | None = Field(None, description="Fix: whether the document was changed.")
+    verified: bool | None = Field(None, description="Whether the final text was verified.")
+    diff: str | None = Field(None, description="Fix: unified diff from the original.")
+    diagnostics: list[DiagnosticInfo] = Field(
+        default_factory=list, description="Fix: the problems found in the original."
+    )
 
 
 class ErrorEvent(BaseModel):
@@ -104,11 +183,13 @@ class ErrorEvent(BaseModel):
     message: str
 
 
-Event = Annotated[StartEvent | TokenEvent | DoneEvent | ErrorEvent, Field(discriminator="event")]
+Event = Annotated[
+    StartEvent | TokenEvent | StageEvent | DoneEvent | ErrorEvent, Field(discriminator="event")
+]
 EVENT_ADAPTER: TypeAdapter[Event] = TypeAdapter(Event)
 
 
-def parse_event(line: str | bytes) -> StartEvent | TokenEvent | DoneEvent | ErrorEvent:
+def parse_event(line: str | bytes) -> StartEvent | TokenEvent | StageEvent | DoneEvent | ErrorEvent:
     return EVENT_ADAPTER.validate_json(line)
 
 

@@ -13,7 +13,7 @@ import uvicorn
 from daemon.api import create_app
 from daemon.cache import ResultCache
 from daemon.engine import Engine
-from daemon.service import CompletionService
+from daemon.service import Service
 from daemon.settings import Settings, is_loopback
 from models.loaded import LoadedModel
 from models.resolve import resolve_model
@@ -25,7 +25,7 @@ class ServeError(RuntimeError):
     """The daemon cannot start; the message says why and what to do."""
 
 
-def build_service(settings: Settings) -> CompletionService:
+def build_service(settings: Settings) -> Service:
     resolved = resolve_model(settings.model_path, settings.cache_dir)
     model = LoadedModel(
         resolved,
@@ -44,7 +44,7 @@ def build_service(settings: Settings) -> CompletionService:
         max_bytes=settings.cache_max_bytes,
         memory_entries=settings.cache_memory_entries,
     )
-    return CompletionService(settings, model, engine, cache)
+    return Service(settings, model, engine, cache)
 
 
 def bind_socket(host: str, port: int) -> socket.socket:

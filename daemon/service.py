@@ -1,8 +1,9 @@
-"""The completion service: from a validated request to a stream of protocol events.
+"""The service: what the daemon does with a validated request, independent of HTTP.
 
-It ties the parts together in the order a request flows: language and profile header, prompt
-cut to its budget, result-cache lookup, engine generation, cache store. It knows nothing about
-HTTP; the API layer turns its ``ServiceError`` into status codes and its events into NDJSON.
+It owns the model, the engine, the result cache and the cache's thread, validates budgets,
+bridges engine jobs to the event loop (``run_job``), and hands each request to its pipeline:
+``daemon.completion`` for completions, ``daemon.repair`` for fixes. The API layer turns a
+``ServiceError`` into an HTTP status and the pipelines' events into NDJSON lines.
 """
 
 from __future__ import annotations
@@ -10,35 +11,32 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-import uuid
-from collections.abc import AsyncGenerator
+from collections.abc import AsyncGenerator, Sequence
 from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
 from typing import Any
 
 from daemon.cache import CachedResult, ResultCache, cache_key
-from daemon.engine import Budget, Engine, EngineBusy, EngineClosed, Finished, PromptEvaluated
-from daemon.engine import TokenText as EngineToken
-from daemon.language import detect_language
-from daemon.prompt import PositionError, build_prompt, render_header
-from daemon.protocol import (
-    CompleteRequest,
-    DoneEvent,
-    ErrorEvent,
-    StartEvent,
-    Timings,
-    TokenEvent,
+from daemon.engine import (
+    Budget,
+    Engine,
+    EngineBusy,
+    EngineClosed,
+    Finished,
+    Job,
+    PromptEvaluated,
+    TokenText,
+    Until,
 )
+from daemon.language import detect_language
+from daemon.protocol import CompleteRequest, DocumentRequest, FixRequest, TokenEvent
 from daemon.settings import Settings
 from models.families import PROMPT_FORMAT_VERSION
 from models.loaded import LoadedModel
 
 log = logging.getLogger(__name__)
 
-Event = StartEvent | TokenEvent | DoneEvent | ErrorEvent
-
-# Documents larger than this are tokenized off the event loop.
-_OFFLOAD_PROMPT_CHARS = 64 * 1024
-# Grace beyond a request's deadline before the service gives up on the worker.
+# Grace beyond a job's deadline before the service stops waiting for the worker.
 _WORKER_GRACE_S = 5.0
 
 
@@ -53,18 +51,57 @@ class ServiceError(Exception):
         self.retry_after = retry_after
 
 
-def _ms(start: float, end: float | None) -> float | None:
+class JobFailed(Exception):
+    """An engine job could not run (busy, shutting down, engine error, worker timeout)."""
+
+    def __init__(self, code: str, message: str):
+        super().__init__(message)
+        self.code = code
+        self.message = message
+
+
+def ms_between(start: float, end: float | None) -> float | None:
     return None if end is None else round((end - start) * 1000, 2)
 
 
-def completion_stops(text_after_cursor_on_line: str) -> tuple[str, ...]:
-    """Where a completion ends: the rest of the line when the cursor is mid-line, else a block."""
-    if text_after_cursor_on_line.strip():
-        return ("\n",)
-    return ("\n\n\n",)
+@dataclass
+class JobResult:
+    """The end of one engine job, with its timings."""
+
+    text: str
+    reason: str
+    tokens: int
+    prompt_tokens: int
+    reused_tokens: int
+    job: Job
 
 
-class CompletionService:
+class Relay:
+    """Iterate to get an engine job's text as token events; then ``result`` holds its end."""
+
+    def __init__(
+        self, stream: AsyncGenerator[str | JobResult, None], stage: str, candidate: int | None
+    ) -> None:
+        self._stream = stream
+        self._stage = stage
+        self._candidate = candidate
+        self._result: JobResult | None = None
+
+    async def __aiter__(self) -> AsyncGenerator[TokenEvent, None]:
+        async for item in self._stream:
+            if isinstance(item, JobResult):
+                self._result = item
+                return
+            yield TokenEvent(text=item, stage=self._stage, candidate=self._candidate)
+
+    @property
+    def result(self) -> JobResult:
+        if self._result is None:
+            raise JobFailed("engine_error", "the job ended without a result")
+        return self._result
+
+
+class Service:
     def __init__(
         self, settings: Settings, model: LoadedModel, engine: Engine, cache: ResultCache
     ) -> None:
@@ -81,205 +118,139 @@ class CompletionService:
     async def run_db(self, fn: Any, *args: Any) -> Any:
         return await asyncio.get_running_loop().run_in_executor(self.db, fn, *args)
 
-    # -- validation ------------------------------------------------------------------------
-    def _budgets(self, req: CompleteRequest) -> tuple[int, int]:
+    # -- requests --------------------------------------------------------------------------
+    async def language_of(self, req: DocumentRequest) -> str | None:
+        language = req.profile.language if req.profile else None
+        if language is None:
+            # Content detection may load a model on first use: keep it off the event loop.
+            language = await asyncio.to_thread(detect_language, req.path, req.text, req.language)
+        return language
+
+    def check_limits(self, max_tokens: int | None, deadline_ms: int | None) -> None:
         s = self.settings
-        max_tokens = req.max_tokens or s.max_tokens
-        if max_tokens > s.max_tokens_limit:
+        if max_tokens is not None and max_tokens > s.max_tokens_limit:
             raise ServiceError(
                 422,
                 "invalid_request",
                 f"max_tokens {max_tokens} is over this daemon's limit of {s.max_tokens_limit}",
             )
-        deadline_ms = req.deadline_ms or s.deadline_ms
-        if deadline_ms > s.deadline_limit_ms:
+        if deadline_ms is not None and deadline_ms > s.deadline_limit_ms:
             raise ServiceError(
                 422,
                 "invalid_request",
                 f"deadline_ms {deadline_ms} is over this daemon's limit of {s.deadline_limit_ms}",
             )
-        return max_tokens, deadline_ms
 
-    # -- the request -----------------------------------------------------------------------
-    async def complete(self, req: CompleteRequest) -> AsyncGenerator[Event, None]:
-        """Validate and prepare the request (raising ServiceError), then stream its events."""
-        received = time.perf_counter()
-        max_tokens, deadline_ms = self._budgets(req)
-        language = req.profile.language if req.profile else None
-        if language is None:
-            # Content detection may load a model on first use: keep it off the event loop.
-            language = await asyncio.to_thread(detect_language, req.path, req.text, req.language)
-        header = render_header(req.profile, language, req.path)
-        budget_tokens = min(
-            self.settings.prompt_budget_tokens, self.model.facts.n_ctx - max_tokens - 8
-        )
+    async def complete(self, req: CompleteRequest) -> AsyncGenerator[Any, None]:
+        """Validate (raising ServiceError) and return the completion's event stream."""
+        from daemon.completion import prepare_completion
 
-        def build() -> Any:
-            return build_prompt(
-                self.model.format,
-                self.model,
-                req.text,
-                req.line,
-                req.column,
-                budget=budget_tokens,
-                suffix_budget=self.settings.suffix_budget_tokens,
-                header=header,
-            )
+        self.check_limits(req.max_tokens, req.deadline_ms)
+        return await prepare_completion(self, req)
 
-        try:
-            if len(req.text) > _OFFLOAD_PROMPT_CHARS:
-                built = await asyncio.to_thread(build)
-            else:
-                built = build()
-        except PositionError as exc:
-            raise ServiceError(422, "invalid_position", str(exc)) from exc
+    async def fix(self, req: FixRequest) -> AsyncGenerator[Any, None]:
+        """Validate (raising ServiceError) and return the repair's event stream."""
+        from daemon.repair import prepare_fix
 
-        line_text = req.text.split("\n", req.line + 1)[req.line]
-        stops = completion_stops(line_text[req.column :])
-        sampling = {
-            "temperature": self.settings.temperature,
-            "max_tokens": max_tokens,
-            "stop": list(stops),
-        }
-        key = cache_key(
+        self.check_limits(None, req.deadline_ms)
+        return await prepare_fix(self, req)
+
+    # -- the cache -------------------------------------------------------------------------
+    def key(
+        self, kind: str, format_name: str, params: dict[str, Any], tokens: Sequence[int]
+    ) -> str:
+        return cache_key(
             self.model.facts.fingerprint,
-            built.format_name,
+            format_name,
             PROMPT_FORMAT_VERSION,
-            sampling,
-            built.tokens,
-        )
-        request_id = req.request_id or uuid.uuid4().hex[:16]
-        return self._stream(
-            req,
-            request_id,
-            language,
-            built.tokens,
-            built.format_name,
-            key,
-            stops,
-            max_tokens,
-            deadline_ms,
-            received,
+            {"kind": kind, **params},
+            list(tokens),
         )
 
-    async def _stream(
+    async def cached(self, key: str) -> CachedResult | None:
+        hit = self.cache.get_memory(key)
+        if hit is not None:
+            self.db.submit(self.cache.record_memory_hit, key)
+            return hit
+        found: CachedResult | None = await self.run_db(self.cache.get, key)
+        return found
+
+    def store(self, key: str, result: CachedResult) -> None:
+        self.db.submit(self.cache.put, key, result)
+
+    # -- the engine ------------------------------------------------------------------------
+    async def run_job(
         self,
-        req: CompleteRequest,
-        request_id: str,
-        language: str | None,
-        tokens: list[int],
-        format_name: str,
-        key: str,
-        stops: tuple[str, ...],
-        max_tokens: int,
-        deadline_ms: int,
-        received: float,
-    ) -> AsyncGenerator[Event, None]:
-        yield StartEvent(
-            request_id=request_id,
-            language=language,
-            prompt_tokens=len(tokens),
-            prompt_format=format_name,
-        )
-        if req.cache:
-            hit = self.cache.get_memory(key)
-            if hit is not None:
-                self.db.submit(self.cache.record_memory_hit, key)
-            else:
-                hit = await self.run_db(self.cache.get, key)
-            if hit is not None:
-                now = time.perf_counter()
-                if hit.text:
-                    yield TokenEvent(text=hit.text)
-                yield DoneEvent(
-                    request_id=request_id,
-                    text=hit.text,
-                    cached=True,
-                    finish_reason=hit.finish_reason,
-                    tokens=hit.tokens,
-                    prompt_tokens=len(tokens),
-                    timings=Timings(
-                        total_ms=_ms(received, now) or 0.0, first_token_ms=_ms(received, now)
-                    ),
-                )
-                return
+        tokens: Sequence[int],
+        budget: Budget,
+        stops: Sequence[str] = (),
+        until: Until | None = None,
+    ) -> AsyncGenerator[str | JobResult, None]:
+        """Run one engine job: yields text as it arrives, then one JobResult.
 
+        Closing the generator early (the client went away) cancels the job before its next
+        token. Tokens that piled up while the consumer was busy arrive as one string.
+        """
         loop = asyncio.get_running_loop()
         events: asyncio.Queue[Any] = asyncio.Queue()
 
         def sink(event: Any) -> None:
             loop.call_soon_threadsafe(events.put_nowait, event)
 
-        budget = Budget(
-            max_tokens=max_tokens,
-            deadline=received + deadline_ms / 1000,
-            temperature=self.settings.temperature,
-        )
         try:
-            job = self.engine.submit(tokens, budget, stops, sink)
+            job = self.engine.submit(tokens, budget, stops, sink, until=until)
         except EngineBusy as exc:
-            yield ErrorEvent(code="busy", message=f"the model is busy ({exc}); try again shortly")
-            return
+            raise JobFailed("busy", f"the model is busy ({exc}); try again shortly") from exc
         except EngineClosed as exc:
-            yield ErrorEvent(code="shutting_down", message=str(exc))
-            return
+            raise JobFailed("shutting_down", str(exc)) from exc
 
         reused = 0
         finished = False
-        held: list[Any] = []  # an event read ahead while merging tokens
+        held: list[Any] = []  # an event read ahead while merging text
         try:
             while True:
-                timeout = max(0.0, budget.deadline - time.perf_counter()) + _WORKER_GRACE_S
-                try:
-                    event = held.pop() if held else await asyncio.wait_for(events.get(), timeout)
-                except TimeoutError:
-                    job.cancel()
-                    yield ErrorEvent(code="timeout", message="the model did not answer in time")
-                    return
+                if held:
+                    event = held.pop()
+                else:
+                    timeout = max(0.0, budget.deadline - time.perf_counter()) + _WORKER_GRACE_S
+                    try:
+                        event = await asyncio.wait_for(events.get(), timeout)
+                    except TimeoutError as exc:
+                        raise JobFailed("timeout", "the model did not answer in time") from exc
                 if isinstance(event, PromptEvaluated):
                     reused = event.reused_tokens
-                elif isinstance(event, EngineToken):
-                    # When the client reads slower than the model writes, send what has piled
-                    # up as one event instead of one line per token.
+                elif isinstance(event, TokenText):
                     text = event.text
                     while not events.empty():
                         following = events.get_nowait()
-                        if not isinstance(following, EngineToken):
+                        if not isinstance(following, TokenText):
                             held.append(following)
                             break
                         text += following.text
-                    yield TokenEvent(text=text)
+                    yield text
                 elif isinstance(event, Finished):
                     finished = True
                     if event.reason == "error":
-                        yield ErrorEvent(code="engine_error", message=event.error or "failed")
-                        return
-                    if event.reason in ("stop", "length"):
-                        result = CachedResult(
-                            text=event.text,
-                            finish_reason=event.reason,
-                            tokens=event.tokens,
-                            language=language,
-                            model=self.model.facts.name,
-                        )
-                        self.db.submit(self.cache.put, key, result)
-                    yield DoneEvent(
-                        request_id=request_id,
-                        text=event.text,
-                        cached=False,
-                        finish_reason=event.reason,
-                        tokens=event.tokens,
-                        prompt_tokens=len(tokens),
-                        reused_tokens=reused,
-                        timings=Timings(
-                            queue_ms=_ms(job.submitted_at, job.started_at) or 0.0,
-                            prompt_ms=_ms(job.started_at or received, job.prompt_done_at) or 0.0,
-                            first_token_ms=_ms(received, job.first_token_at),
-                            total_ms=_ms(received, job.finished_at) or 0.0,
-                        ),
+                        raise JobFailed("engine_error", event.error or "generation failed")
+                    yield JobResult(
+                        event.text, event.reason, event.tokens, len(tokens), reused, job
                     )
                     return
         finally:
             if not finished:
-                # The client went away (or the stream was closed early): stop generating.
                 job.cancel()
+
+    def relay(
+        self,
+        tokens: Sequence[int],
+        budget: Budget,
+        stage: str,
+        stops: Sequence[str] = (),
+        until: Until | None = None,
+        candidate: int | None = None,
+    ) -> Relay:
+        """Run a job whose text is relayed as token events of ``stage``."""
+        return Relay(self.run_job(tokens, budget, stops, until), stage, candidate)
+
+    def budget(self, max_tokens: int, deadline: float, temperature: float, seed: int = 0) -> Budget:
+        return Budget(max_tokens=max_tokens, deadline=deadline, temperature=temperature, seed=seed)

@@ -79,9 +79,32 @@ class Settings(BaseSettings):
         -1, description="Layers to offload when a GPU backend is present (-1: all, 0: none)."
     )
 
-    # Budgets.
-    max_tokens: int = Field(64, ge=1, description="Tokens generated for a completion by default.")
-    max_tokens_limit: int = Field(512, ge=1, description="Most tokens a request may ask for.")
+    # Budgets of the two paths (a request may state its own, up to the limits below).
+    fast_max_tokens: int = Field(
+        48, ge=1, description="Fast path: tokens for finishing a line or the next short lines."
+    )
+    fast_deadline_ms: int = Field(3000, ge=100, description="Fast path: total deadline (ms).")
+    deep_max_tokens: int = Field(
+        256, ge=1, description="Deep path: tokens for a whole body (each of logic and errors)."
+    )
+    deep_deadline_ms: int = Field(20000, ge=100, description="Deep path: total deadline (ms).")
+    errors_share: float = Field(
+        0.4, gt=0, lt=1, description="Deep path: share of the deadline kept for the errors stage."
+    )
+    fix_candidates: int = Field(
+        3, ge=1, le=16, description="Repair: model candidates tried at most (varied sampling)."
+    )
+    fix_max_tokens: int = Field(
+        160, ge=8, description="Repair: tokens for one candidate replacement of the span."
+    )
+    fix_deadline_ms: int = Field(30000, ge=100, description="Repair: total deadline (ms).")
+    fix_span_lines: int = Field(
+        12, ge=1, description="Repair: most lines of the original one candidate replaces."
+    )
+    fix_parser_hints: bool = Field(
+        True, description="Repair: try the parser's own hints (a missing ')') before the model."
+    )
+    max_tokens_limit: int = Field(1024, ge=1, description="Most tokens a request may ask for.")
     deadline_ms: int = Field(
         15000, ge=100, description="Default total deadline of a request in milliseconds."
     )

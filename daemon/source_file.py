@@ -1,11 +1,15 @@
-"""Read a source file named on the command line, refusing what is not editable text.
+"""Read a source file named on the command line, and replace it atomically.
 
 Binary files, invalid UTF-8 and files over the size limit get one clear message each (the CLI
-turns it into exit status 2); the file itself is only ever read here.
+turns it into exit status 2). A fix is written with ``write_atomically``: a crash at any moment
+leaves the old file or the new one.
 """
 
 from __future__ import annotations
 
+import os
+import stat
+import tempfile
 from pathlib import Path
 
 DEFAULT_MAX_BYTES = 1024 * 1024
@@ -41,3 +45,38 @@ def read_source(path: Path, max_bytes: int = DEFAULT_MAX_BYTES) -> str:
         raise InputError(
             f"{path} is not valid UTF-8 (byte {exc.start}, line {line}); convert it to UTF-8 first"
         ) from None
+
+
+class WriteConflict(RuntimeError):
+    """The file changed on disk after it was read; it was not overwritten."""
+
+
+def write_atomically(path: Path, text: str, expected: str | None = None) -> None:
+    """Replace ``path`` with ``text`` so that a crash leaves the old or the new file, never a mix.
+
+    The text goes to a temporary file in the same directory, is flushed and fsynced, gets the
+    original's permission bits, and is renamed over the original (atomic on POSIX); the directory
+    is fsynced so the rename survives a power loss. With ``expected``, the file must still hold
+    that text, or nothing is written.
+    """
+    if expected is not None and path.read_bytes().decode("utf-8", "replace") != expected:
+        raise WriteConflict(f"{path} changed on disk while assist worked on it; not written")
+    mode = stat.S_IMODE(path.stat().st_mode) if path.exists() else None
+    fd, tmp_name = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".assist-tmp")
+    tmp = Path(tmp_name)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8", newline="") as handle:
+            handle.write(text)
+            handle.flush()
+            os.fsync(handle.fileno())
+        if mode is not None:
+            os.chmod(tmp, mode)
+        os.replace(tmp, path)
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise
+    directory = os.open(path.parent, os.O_RDONLY)
+    try:
+        os.fsync(directory)
+    finally:
+        os.close(directory)

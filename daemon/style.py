@@ -18,7 +18,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from daemon.manifests import parse_simple_yaml, read_text, strip_json_comments
+from daemon.manifests import (
+    normalize_python_name,
+    parse_simple_yaml,
+    read_text,
+    strip_json_comments,
+)
 from daemon.protocol import Style
 
 log = logging.getLogger(__name__)
@@ -521,3 +526,155 @@ def complete_style(style: Style, text: str | None) -> Style:
     if draft.values.get("indent_style") == indent_style:
         draft.fill(indent_size=indent_size)
     return draft.style()
+
+
+# --- Linters and formatters the workspace configures --------------------------------------------
+
+_JS_EXTENSIONS = ("js", "cjs", "mjs", "ts", "cts", "mts")
+_ESLINT_FILES = (
+    ".eslintrc",
+    *(f".eslintrc.{ext}" for ext in ("js", "cjs", "json", "yaml", "yml")),
+    *(f"eslint.config.{ext}" for ext in _JS_EXTENSIONS),
+)
+_PRETTIER_SCRIPT_FILES = (
+    *(f".prettierrc.{ext}" for ext in _JS_EXTENSIONS),
+    *(f"prettier.config.{ext}" for ext in _JS_EXTENSIONS),
+)
+# Files whose presence alone says a tool is in use (beyond STYLE_FILES, read for settings).
+TOOL_FILES = (*_ESLINT_FILES, *_PRETTIER_SCRIPT_FILES, "go.work", "Pipfile")
+
+_JS_LANGUAGES = frozenset(
+    ("javascript", "javascriptreact", "typescript", "typescriptreact", "vue", "svelte")
+)
+# The languages each tool works on: a Python file's profile has no business naming eslint.
+_TOOL_LANGUAGES: dict[str, frozenset[str]] = {
+    "ruff": frozenset({"python"}),
+    "black": frozenset({"python"}),
+    "prettier": _PRETTIER_LANGUAGES,
+    "eslint": _JS_LANGUAGES,
+    "rustfmt": frozenset({"rust"}),
+    "clang-format": frozenset(_CLANG_LANGUAGES),
+    "gofmt": frozenset({"go"}),
+}
+_REQUIREMENT_NAME = re.compile(r"\s*([A-Za-z0-9][A-Za-z0-9._-]*)")
+
+
+def _python_dependencies(directory: Path) -> dict[str, Path]:
+    """The Python packages a directory's manifests ask for, dev groups included, each with the
+    first file that names it."""
+    names: dict[str, Path] = {}
+
+    def add(name: Any, path: Path) -> None:
+        match = _REQUIREMENT_NAME.match(name) if isinstance(name, str) else None
+        if match:
+            names.setdefault(normalize_python_name(match.group(1)), path)
+
+    pyproject = directory / "pyproject.toml"
+    data = _toml(pyproject) if pyproject.is_file() else None
+    if data:
+        project = _section(data, "project")
+        lists: list[Any] = [project.get("dependencies")]
+        lists += list(_section(project, "optional-dependencies").values())
+        lists += list(_section(data, "dependency-groups").values())
+        lists.append(_section(data, "tool", "uv").get("dev-dependencies"))
+        lists += list(_section(data, "tool", "pdm", "dev-dependencies").values())
+        for entries in lists:
+            for item in entries if isinstance(entries, list) else []:
+                add(item, pyproject)
+        poetry = _section(data, "tool", "poetry")
+        tables = [_section(poetry, "dependencies"), _section(poetry, "dev-dependencies")]
+        tables += [_section(group, "dependencies") for group in _section(poetry, "group").values()]
+        for table in tables:
+            for name in table:
+                add(name, pyproject)
+    for path in sorted(directory.glob("requirements*.txt")):
+        text = read_text(path) if path.is_file() else None
+        for line in (text or "").splitlines():
+            if not line.lstrip().startswith(("#", "-")):  # comments, options, --hash lines
+                add(line, path)
+    pipfile = directory / "Pipfile"
+    data = _toml(pipfile) if pipfile.is_file() else None
+    if data:
+        for section in ("packages", "dev-packages"):
+            for name in _section(data, section):
+                add(name, pipfile)
+    return names
+
+
+def _package_json(directory: Path) -> dict[str, Any]:
+    path = directory / "package.json"
+    if not path.is_file():
+        return {}
+    try:
+        data = json.loads(read_text(path) or "null")
+    except ValueError:
+        return {}
+    return data if isinstance(data, dict) else {}
+
+
+def _node_dependency_names(package: dict[str, Any]) -> set[str]:
+    names: set[str] = set()
+    for section in ("dependencies", "devDependencies", "peerDependencies", "optionalDependencies"):
+        names.update(_section(package, section))
+    return names
+
+
+def _tools_in(directory: Path, found: dict[str, Path]) -> None:
+    """Add each tool ``directory`` configures to ``found`` (tool -> the file that says so)."""
+
+    def first(tool: str, *names: str) -> None:
+        for name in names:
+            if tool not in found and (directory / name).is_file():
+                found[tool] = directory / name
+
+    first("ruff", "ruff.toml", ".ruff.toml")
+    pyproject = directory / "pyproject.toml"
+    tool_tables = _section(_toml(pyproject), "tool") if pyproject.is_file() else {}
+    for tool in ("ruff", "black"):
+        if tool in tool_tables:
+            found.setdefault(tool, pyproject)
+    if "ruff" not in found or "black" not in found:
+        dependencies = _python_dependencies(directory)
+        for tool in ("ruff", "black"):
+            if tool in dependencies:
+                found.setdefault(tool, dependencies[tool])
+    first("prettier", *PRETTIER_FILES, *_PRETTIER_SCRIPT_FILES)
+    first("eslint", *_ESLINT_FILES)
+    package = _package_json(directory)
+    if package:
+        node_dependencies = _node_dependency_names(package)
+        for tool, key in (("prettier", "prettier"), ("eslint", "eslintConfig")):
+            if key in package or tool in node_dependencies:
+                found.setdefault(tool, directory / "package.json")
+    first("rustfmt", "rustfmt.toml", ".rustfmt.toml")
+    first("clang-format", ".clang-format", "_clang-format")
+    first("gofmt", "go.mod", "go.work")
+
+
+def detect_tools(dirs: Sequence[Path], language: str | None) -> tuple[list[str], list[Path]]:
+    """The linters and formatters the workspace configures for ``language`` (sorted), and the
+    files that say so; every tool found when the language is unknown.
+
+    ``dirs`` run from the file's directory up to the workspace root: a tool configured at any
+    level counts, as a monorepo's root config applies to its packages. Go code is gofmt'd
+    whether or not a go.mod says so.
+    """
+    found: dict[str, Path] = {}
+    for directory in dirs:
+        try:
+            _tools_in(directory, found)
+        except Exception:  # a config we misread must not take the profile down
+            log.debug("detecting tools in %s failed", directory, exc_info=True)
+    if language is not None:
+        found = {t: p for t, p in found.items() if language in _TOOL_LANGUAGES[t]}
+        # clang-format formats Java, C#, proto... only where its config has a section for them.
+        if "clang-format" in found and _clang_format(dirs, language)[2] is None:
+            del found["clang-format"]
+    tools = sorted(found)
+    if language == "go" and "gofmt" not in tools:
+        tools = sorted([*tools, "gofmt"])
+    files: list[Path] = []
+    for tool in tools:
+        if tool in found and found[tool] not in files:
+            files.append(found[tool])
+    return tools, files

@@ -1,4 +1,4 @@
-"""The workspace profile: language, versions, frameworks and style of the code at hand.
+"""The workspace profile: language, versions, frameworks, style and tools of the code at hand.
 
 Computed where the files are (the CLI and the language server), sent with every request so the
 prompt can state it and the model never has to guess. ``WorkspaceProfiler`` caches profiles per
@@ -22,12 +22,14 @@ from watchdog.observers import Observer
 from daemon.language import detect_language, language_info
 from daemon.manifests import ECOSYSTEMS, MANIFEST_FILES, read_manifests, read_text
 from daemon.protocol import WorkspaceProfile
-from daemon.style import STYLE_FILES, complete_style, resolve_style
+from daemon.style import STYLE_FILES, TOOL_FILES, complete_style, detect_tools, resolve_style
 
 log = logging.getLogger(__name__)
 
 MANIFEST_NAMES: frozenset[str] = frozenset(
-    {name for names in MANIFEST_FILES.values() for name in names} | set(STYLE_FILES)
+    {name for names in MANIFEST_FILES.values() for name in names}
+    | set(STYLE_FILES)
+    | set(TOOL_FILES)
 )
 # Files that mark a project's top when there is no version control.
 _PROJECT_FILES = frozenset(
@@ -113,8 +115,9 @@ def _base_profile(
         ecosystems = (info.ecosystem,) if info.ecosystem else ()
     manifests = read_manifests(ecosystems, dirs, root)
     style, style_files = resolve_style(dirs, file, language)
+    tools, tool_files = detect_tools(dirs, language)
     sources = list(manifests.sources)
-    for path in style_files:
+    for path in style_files + tool_files:
         try:
             relative = path.relative_to(root).as_posix()
         except ValueError:
@@ -127,6 +130,7 @@ def _base_profile(
         versions=versions,
         frameworks=manifests.frameworks[:64],
         style=style,
+        tools=tools[:16],
         sources=[s for s in sources if len(s) <= 1024][:64],
     )
 

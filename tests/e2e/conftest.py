@@ -59,7 +59,8 @@ def start_daemon(work: Path, **overrides: object) -> RunningDaemon:
     values: dict[str, object] = {
         "port": free_port(),
         "cache_path": work / "cache.sqlite3",
-        "max_tokens": 24,
+        "fast_max_tokens": 24,
+        "deep_max_tokens": 48,
         "queue_size": 4,
     }
     values.update(overrides)

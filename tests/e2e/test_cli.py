@@ -48,7 +48,7 @@ def test_complete_prints_the_completion_then_answers_from_the_cache(daemon, proj
     )
     assert first.returncode == 0, first.stderr
     assert first.stdout.strip()
-    assert "tokens" in first.stderr and "cache" not in first.stderr
+    assert "tokens" in first.stderr and "[cache" not in first.stderr
     second = assist(
         "complete", str(project / "app.py"), "--line", line, "--column", "5", *port_args(daemon)
     )
@@ -156,7 +156,7 @@ def test_complete_starts_one_daemon_for_two_clients(project, tmp_path):
         "ASSIST_CACHE_DIR": str(cache_dir),
         "ASSIST_PORT": port,
         "ASSIST_CACHE_PATH": str(tmp_path / "cache.sqlite3"),
-        "ASSIST_MAX_TOKENS": "8",
+        "ASSIST_FAST_MAX_TOKENS": "8",
     }
     line = str(len((project / "app.py").read_text().split("\n")))
     command = [*ASSIST, "complete", str(project / "app.py"), "--line", line, "--column", "5"]

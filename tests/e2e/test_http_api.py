@@ -24,7 +24,8 @@ def post_events(http: httpx.Client, body: dict) -> list:
 
 def test_python_completion_streams_tokens_and_ends_with_done(daemon):
     with daemon.http() as http:
-        events = post_events(http, complete_body(unique(LOAD_CONFIG), language="python"))
+        body = complete_body(unique(LOAD_CONFIG), language="python", mode="fast")
+        events = post_events(http, body)
     assert isinstance(events[0], StartEvent)
     assert events[0].language == "python"
     tokens = [e.text for e in events if isinstance(e, TokenEvent)]

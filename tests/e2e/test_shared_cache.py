@@ -18,8 +18,8 @@ def done_of(daemon, body) -> DoneEvent:
 
 
 def test_two_daemons_read_and_write_one_cache_file(tmp_path):
-    first = start_daemon(tmp_path, max_tokens=12)
-    second = start_daemon(tmp_path, max_tokens=12)
+    first = start_daemon(tmp_path, fast_max_tokens=12)
+    second = start_daemon(tmp_path, fast_max_tokens=12)
     try:
         assert first.health.cache_path == second.health.cache_path
         from_first = complete_body(unique(LOAD_CONFIG))

@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-from daemon.engine import _find_stop, _stop_prefix_length
-from daemon.service import completion_stops
+from daemon.engine import _find_stop, _gate_lines, _stop_prefix_length
 
 
 def test_nothing_is_held_when_no_stop_can_start():
@@ -20,6 +19,15 @@ def test_first_stop_wins():
     assert _find_stop("abc", ("x",)) is None
 
 
-def test_mid_line_completion_stops_at_the_end_of_the_line():
-    assert completion_stops(")") == ("\n",)
-    assert completion_stops("   ") == ("\n\n\n",)
+def test_line_gate_releases_complete_lines_only():
+    never = lambda text: None  # noqa: E731
+    assert _gate_lines(never, "", "a = 1\nb = ", "") == ("a = 1\n", "b = ", False)
+    assert _gate_lines(never, "", "b = ", "") == ("", "b = ", False)
+
+
+def test_line_gate_ends_where_until_says():
+    def until(text: str) -> int | None:
+        return text.find("def ") if "def " in text else None
+
+    emit, pending, ended = _gate_lines(until, "x = 1\n", "y = 2\ndef g():\n", "")
+    assert ended and emit == "y = 2\n" and pending == ""

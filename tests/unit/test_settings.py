@@ -31,13 +31,13 @@ def test_defaults_bind_loopback():
 
 
 def test_precedence_flags_over_environment_over_file(isolated, monkeypatch):
-    (isolated / "config.toml").write_text("max_tokens = 10\nport = 9000\nn_ctx = 2048\n")
-    monkeypatch.setenv("ASSIST_MAX_TOKENS", "20")
+    (isolated / "config.toml").write_text("fast_max_tokens = 10\nport = 9000\nn_ctx = 2048\n")
+    monkeypatch.setenv("ASSIST_FAST_MAX_TOKENS", "20")
     monkeypatch.setenv("ASSIST_PORT", "9100")
     parser = argparse.ArgumentParser()
     add_setting_flags(parser)
-    settings = settings_from_args(parser.parse_args(["--max-tokens", "30"]))
-    assert settings.max_tokens == 30
+    settings = settings_from_args(parser.parse_args(["--fast-max-tokens", "30"]))
+    assert settings.fast_max_tokens == 30
     assert settings.port == 9100
     assert settings.n_ctx == 2048
 
@@ -49,7 +49,7 @@ def test_bad_values_name_the_setting(monkeypatch):
 
 
 def test_broken_config_file_is_a_clear_error(isolated):
-    (isolated / "config.toml").write_text("max_tokens = = 3\n")
+    (isolated / "config.toml").write_text("port = = 3\n")
     with pytest.raises(SettingsError, match="config"):
         load_settings()
 

@@ -51,6 +51,7 @@ EXPECTED: dict[str, tuple[str, dict[str, Any]]] = {
                 fw("gunicorn", "22.0.0", "requirements.txt"),
             ],
             "style": style("space", 4, 100),
+            "tools": ["ruff"],
             "sources": [
                 "pyproject.toml",
                 ".python-version",
@@ -76,6 +77,7 @@ EXPECTED: dict[str, tuple[str, dict[str, Any]]] = {
                 fw("eslint", "8.57.0", "package-lock.json"),
             ],
             "style": style("space", 2, 100),
+            "tools": ["eslint", "prettier"],
             "sources": [
                 "package.json",
                 "package-lock.json",
@@ -97,6 +99,7 @@ EXPECTED: dict[str, tuple[str, dict[str, Any]]] = {
                 fw("golang.org/x/sync", "v0.7.0", "go.mod"),
             ],
             "style": style("tab", None, None),
+            "tools": ["gofmt"],
             "sources": ["go.mod"],
         },
     ),
@@ -114,6 +117,7 @@ EXPECTED: dict[str, tuple[str, dict[str, Any]]] = {
                 fw("tower", "0.4.13", "Cargo.lock"),  # 0.5.0 is locked too, but not for "0.4"
             ],
             "style": style("space", 4, 110),
+            "tools": ["rustfmt"],
             "sources": ["Cargo.toml", "rust-toolchain.toml", "Cargo.lock", "rustfmt.toml"],
         },
     ),
@@ -131,6 +135,7 @@ EXPECTED: dict[str, tuple[str, dict[str, Any]]] = {
                 fw("org.postgresql:postgresql", None, "pom.xml"),
             ],
             "style": style("space", 4, None),  # no config: read from the file itself
+            "tools": [],
             "sources": ["pom.xml"],
         },
     ),
@@ -158,6 +163,7 @@ EXPECTED: dict[str, tuple[str, dict[str, Any]]] = {
                 fw("org.postgresql:r2dbc-postgresql", "1.0.5.RELEASE", "build.gradle.kts"),
             ],
             "style": style("space", 4, None),
+            "tools": [],
             "sources": ["build.gradle.kts"],
         },
     ),
@@ -172,6 +178,7 @@ EXPECTED: dict[str, tuple[str, dict[str, Any]]] = {
                 fw("googletest", None, "CMakeLists.txt"),
             ],
             "style": style("space", 4, 100),
+            "tools": ["clang-format"],
             "sources": ["src/CMakeLists.txt", "CMakeLists.txt", ".clang-format"],
         },
     ),
@@ -404,3 +411,124 @@ def test_profiler_start_stop_are_safe_to_repeat(tmp_path: Path) -> None:
     profiler.profile_for(tmp_path / "missing" / "dir" / "a.py", text="x = 1\n")
     profiler.stop()
     profiler.stop()
+
+
+# --- linters and formatters the workspace configures --------------------------------------------
+
+PYPROJECT_DEV_GROUP = '[project]\nname = "x"\n[dependency-groups]\ndev = ["black>=24", "pytest"]\n'
+POETRY_GROUP = '[tool.poetry.group.lint.dependencies]\nRuff = "^0.4"\n'
+
+
+@pytest.mark.parametrize(
+    ("files", "document", "expected"),
+    [
+        ({"ruff.toml": "line-length = 90\n"}, "a.py", ["ruff"]),
+        ({".ruff.toml": ""}, "a.py", ["ruff"]),
+        ({"pyproject.toml": "[tool.ruff.lint]\nselect = ['F']\n"}, "a.py", ["ruff"]),
+        ({"pyproject.toml": "[tool.black]\nline-length = 100\n"}, "a.py", ["black"]),
+        ({"pyproject.toml": PYPROJECT_DEV_GROUP}, "a.py", ["black"]),
+        ({"pyproject.toml": POETRY_GROUP}, "a.py", ["ruff"]),
+        ({"requirements-dev.txt": "-r requirements.txt\nruff==0.4.4  # lint\n"}, "a.py", ["ruff"]),
+        ({"Pipfile": '[dev-packages]\nblack = "*"\n'}, "a.py", ["black"]),
+        ({"package.json": json.dumps({"prettier": {"semi": False}})}, "a.js", ["prettier"]),
+        ({"prettier.config.mjs": "export default {}\n"}, "a.ts", ["prettier"]),
+        ({".prettierrc.yaml": "semi: false\n"}, "a.css", ["prettier"]),
+        ({".eslintrc.json": "{}"}, "a.jsx", ["eslint"]),
+        ({"eslint.config.js": "export default []\n"}, "a.ts", ["eslint"]),
+        ({"package.json": json.dumps({"eslintConfig": {"root": True}})}, "a.js", ["eslint"]),
+        (
+            {"package.json": json.dumps({"devDependencies": {"eslint": "^9", "prettier": "3"}})},
+            "a.tsx",
+            ["eslint", "prettier"],
+        ),
+        ({".rustfmt.toml": "max_width = 90\n"}, "a.rs", ["rustfmt"]),
+        ({"_clang-format": "BasedOnStyle: LLVM\n"}, "a.c", ["clang-format"]),
+        ({"go.mod": "module x\n\ngo 1.22\n"}, "a.go", ["gofmt"]),
+        ({}, "a.go", ["gofmt"]),  # Go code is gofmt'd, go.mod or not
+        ({}, "a.py", []),
+        ({"pyproject.toml": '[project]\ndependencies = ["ruffus", "blackjack"]\n'}, "a.py", []),
+    ],
+)
+def test_tools_the_workspace_configures(
+    tmp_path: Path, files: dict[str, str], document: str, expected: list[str]
+) -> None:
+    for name, content in files.items():
+        (tmp_path / name).write_text(content)
+    profile = compute_profile(tmp_path, tmp_path / document, text="")
+    assert profile.tools == expected
+
+
+def test_tools_are_those_of_the_documents_language(tmp_path: Path) -> None:
+    (tmp_path / "ruff.toml").write_text("")
+    (tmp_path / "pyproject.toml").write_text("[tool.ruff]\n[tool.black]\n")
+    (tmp_path / "requirements.txt").write_text("ruff\nblack\n")
+    (tmp_path / ".prettierrc").write_text("{}")
+    (tmp_path / "package.json").write_text(json.dumps({"devDependencies": {"eslint": "9"}}))
+    (tmp_path / "go.mod").write_text("module x\n")
+    (tmp_path / ".clang-format").write_text("BasedOnStyle: Google\n")
+
+    def tools(name: str) -> list[str]:
+        return compute_profile(tmp_path, tmp_path / name, text="").tools
+
+    assert tools("a.py") == ["black", "ruff"]  # sorted, each once
+    assert tools("a.ts") == ["eslint", "prettier"]
+    assert tools("README.md") == ["prettier"]
+    assert tools("a.cpp") == ["clang-format"]
+    assert tools("A.java") == []  # no Java section in .clang-format: it leaves Java alone
+    assert tools("build.sh") == []
+    # No language: everything the workspace configures.
+    everything = ["black", "clang-format", "eslint", "gofmt", "prettier", "ruff"]
+    assert compute_profile(tmp_path, tmp_path / "NOTES").tools == everything
+    assert compute_profile(tmp_path, None).tools == everything
+
+
+def test_clang_format_for_java_needs_a_java_section(tmp_path: Path) -> None:
+    (tmp_path / ".clang-format").write_text("---\nLanguage: Java\nColumnLimit: 120\n")
+    profile = compute_profile(tmp_path, tmp_path / "A.java", text="class A {}\n")
+    assert profile.tools == ["clang-format"]
+
+
+def test_tools_configured_above_the_package_count(tmp_path: Path) -> None:
+    (tmp_path / ".git").mkdir()
+    (tmp_path / "ruff.toml").write_text("line-length = 100\n")
+    (tmp_path / "package.json").write_text(json.dumps({"devDependencies": {"prettier": "3"}}))
+    package = tmp_path / "packages" / "core"
+    package.mkdir(parents=True)
+    (package / "pyproject.toml").write_text('[project]\nname = "core"\n')
+    (package / "package.json").write_text(json.dumps({"name": "web"}))
+    (package / "eslint.config.js").write_text("export default []\n")
+    python = compute_profile(tmp_path, package / "mod.py", text="")
+    assert python.tools == ["ruff"]
+    assert "ruff.toml" in python.sources
+    script = compute_profile(tmp_path, package / "app.js", text="")
+    assert script.tools == ["eslint", "prettier"]
+    # The files that name a tool are sources of the profile.
+    assert {"packages/core/eslint.config.js", "package.json"} <= set(script.sources)
+
+
+def test_broken_tool_configs_never_crash(tmp_path: Path) -> None:
+    (tmp_path / "pyproject.toml").write_text("[tool.ruff\n")
+    (tmp_path / "package.json").write_text('{"devDependencies": ["eslint"]}')
+    (tmp_path / "Pipfile").write_bytes(b"\xff\xfe garbage")
+    (tmp_path / "requirements.txt").mkdir()  # a directory where a file was expected
+    assert compute_profile(tmp_path, tmp_path / "a.py", text="").tools == []
+    assert compute_profile(tmp_path, tmp_path / "a.js", text="").tools == []
+
+
+@pytest.mark.parametrize(
+    "name", ["eslint.config.mjs", ".eslintrc.yml", "prettier.config.cjs", "go.work", "Pipfile"]
+)
+def test_tool_config_names_are_watched(name: str) -> None:
+    assert is_manifest_name(name)
+
+
+def test_watcher_sees_a_tool_config_created_later(python_copy: Path) -> None:
+    profiler = WorkspaceProfiler(python_copy)
+    profiler.start()
+    try:
+        script = python_copy / "src" / "web" / "app.js"
+        assert profiler.profile_for(script, text="").tools == []
+        (python_copy / "eslint.config.js").write_text("export default []\n")
+        assert wait_for(lambda: profiler.profile_for(script, text="").tools == ["eslint"])
+    finally:
+        profiler.stop()

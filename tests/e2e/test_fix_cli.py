@@ -1,0 +1,130 @@
+"""`assist fix` on the corpus of broken files, its exit codes, and crash-safe writes."""
+
+from __future__ import annotations
+
+import os
+import random
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from daemon.syntax import check_syntax
+from tests.e2e.test_cli import assist, port_args
+
+CORPUS = Path(__file__).parent.parent / "data" / "broken"
+LANGUAGES = {".py": "python", ".js": "javascript", ".ts": "typescript", ".go": "go", ".rs": "rust"}
+BROKEN = sorted(p for p in CORPUS.rglob("*") if p.suffix in LANGUAGES)
+
+
+def test_the_corpus_covers_five_languages():
+    assert {LANGUAGES[p.suffix] for p in BROKEN} == set(LANGUAGES.values())
+    assert len(BROKEN) >= 25
+
+
+@pytest.mark.parametrize("source", BROKEN, ids=lambda p: f"{p.parent.name}/{p.name}")
+def test_fix_write_leaves_a_file_that_parses_or_exits_1_untouched(daemon, tmp_path, source):
+    target = tmp_path / source.name
+    shutil.copyfile(source, target)
+    original = target.read_bytes()
+    language = LANGUAGES[source.suffix]
+    assert check_syntax(language, original.decode()), "the corpus file must be broken"
+    out = assist("fix", str(target), "--write", *port_args(daemon))
+    assert out.returncode in (0, 1), out.stderr
+    if out.returncode == 0:
+        assert check_syntax(language, target.read_text()) == [], out.stdout
+        assert target.read_bytes() != original
+    else:
+        assert target.read_bytes() == original
+        assert "no verified fix" in out.stderr
+
+
+def test_fix_without_write_prints_the_diff_and_keeps_the_file(daemon, tmp_path):
+    target = tmp_path / "job.py"
+    target.write_text("def run(job)\n    return job.start()\n")
+    out = assist("fix", str(target), *port_args(daemon))
+    assert out.returncode == 0, out.stderr
+    assert "+def run(job):" in out.stdout
+    assert target.read_text() == "def run(job)\n    return job.start()\n"
+
+
+def test_fix_write_keeps_the_file_mode(daemon, tmp_path):
+    target = tmp_path / "tool.py"
+    target.write_text("#!/usr/bin/env python3\nif True\n    print('x')\n")
+    target.chmod(0o751)
+    out = assist("fix", str(target), "--write", *port_args(daemon))
+    assert out.returncode == 0, out.stderr
+    assert target.stat().st_mode & 0o777 == 0o751
+    assert check_syntax("python", target.read_text()) == []
+
+
+def test_nothing_to_fix_exits_0(daemon, tmp_path):
+    target = tmp_path / "fine.py"
+    target.write_text("x = 1\n")
+    out = assist("fix", str(target), "--write", *port_args(daemon))
+    assert out.returncode == 0 and "nothing to fix" in out.stderr
+    assert target.read_text() == "x = 1\n"
+
+
+@pytest.mark.parametrize(
+    ("name", "content", "message"),
+    [
+        ("notes.lua", b"local x = (\n", "no parser"),
+        ("blob.py", b"\x00\x01binary", "binary"),
+        ("latin.py", b"x = '\xe9'\n", "UTF-8"),
+        ("huge.py", b"x = 1\n" * 200_000, "bytes"),
+    ],
+)
+def test_unfixable_input_exits_2_untouched(daemon, tmp_path, name, content, message):
+    target = tmp_path / name
+    target.write_bytes(content)
+    out = assist("fix", str(target), "--write", *port_args(daemon))
+    assert out.returncode == 2, out.stderr
+    assert message in out.stderr
+    assert target.read_bytes() == content
+
+
+def test_fix_json_prints_the_events(daemon, tmp_path):
+    target = tmp_path / "j.py"
+    target.write_text("for i in range(3)\n    print(i)\n")
+    out = assist("fix", str(target), "--json", "--no-cache", *port_args(daemon))
+    assert out.returncode == 0, out.stderr
+    kinds = [line.split('"event":"', 1)[1].split('"', 1)[0] for line in out.stdout.splitlines()]
+    assert kinds[0] == "start" and kinds[-1] == "done" and kinds.count("stage") >= 3
+
+
+WRITER = """
+import sys
+from pathlib import Path
+from daemon.source_file import write_atomically
+target = Path(sys.argv[1])
+old, new = sys.argv[2], sys.argv[3]
+size = int(sys.argv[4])
+print("ready", flush=True)
+while True:
+    write_atomically(target, new * size)
+    write_atomically(target, old * size)
+"""
+
+
+def test_a_write_killed_midway_leaves_the_old_or_the_new_file(tmp_path):
+    target = tmp_path / "big.py"
+    size = 2_000_000
+    target.write_text("a" * size)
+    rng = random.Random(7)
+    for _ in range(20):
+        proc = subprocess.Popen(
+            [sys.executable, "-c", WRITER, str(target), "a", "b", str(size)],
+            stdout=subprocess.PIPE,
+            env={**os.environ},
+        )
+        assert proc.stdout is not None and proc.stdout.readline().strip() == b"ready"
+        time.sleep(rng.uniform(0.0, 0.08))
+        proc.send_signal(signal.SIGKILL)
+        proc.wait()
+        content = target.read_bytes()
+        assert content in (b"a" * size, b"b" * size), "a torn file"
