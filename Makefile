@@ -5,7 +5,9 @@ BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 PYTEST_ARGS ?=
 
-.PHONY: install run test unit e2e lint fmt typecheck bench clean
+VSCODE := editors/vscode
+
+.PHONY: install run test unit e2e editors vscode lint fmt typecheck bench clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -20,14 +22,22 @@ install: $(STAMP)
 run: $(STAMP)
 	$(BIN)/assist serve
 
-## Lint, type-check, then the whole test suite (unit and end-to-end, real model).
-test: lint unit e2e
+## Lint, type-check, the VS Code extension, then the whole test suite (real model, real Neovim).
+test: lint vscode unit e2e editors
 
 unit: $(STAMP)
 	$(BIN)/python -m pytest tests/unit $(PYTEST_ARGS)
 
 e2e: $(STAMP)
 	$(BIN)/python -m pytest tests/e2e $(PYTEST_ARGS)
+
+## The real-editor tests: a headless Neovim 0.12 (from the dev extra) against a real daemon.
+editors: $(STAMP)
+	$(BIN)/python -m pytest tests/editors $(PYTEST_ARGS)
+
+## The VS Code extension: locked install, type-check and bundle, unit tests, .vsix.
+vscode:
+	cd $(VSCODE) && npm ci && npm run build && npm test && npm run package
 
 lint: $(STAMP)
 	$(BIN)/ruff check .
@@ -46,6 +56,8 @@ bench: $(STAMP)
 	$(BIN)/assist bench
 	$(BIN)/python tests/bench/bench_prompt_reuse.py
 	$(BIN)/python tests/bench/bench_fix.py
+	$(BIN)/python tests/bench/bench_lsp.py
 
 clean:
 	rm -rf $(VENV) *.egg-info .pytest_cache .mypy_cache .ruff_cache
+	rm -rf $(VSCODE)/node_modules $(VSCODE)/dist $(VSCODE)/out $(VSCODE)/*.vsix

@@ -18,7 +18,14 @@ from fastapi.responses import JSONResponse, StreamingResponse
 from pydantic import BaseModel, ValidationError
 
 from daemon import __version__
-from daemon.protocol import CompleteRequest, ErrorEvent, FixRequest, Health, encode_event
+from daemon.protocol import (
+    CompleteRequest,
+    ErrorEvent,
+    FeedbackRequest,
+    FixRequest,
+    Health,
+    encode_event,
+)
 from daemon.service import Service, ServiceError
 
 log = logging.getLogger(__name__)
@@ -166,6 +173,15 @@ def create_app(service: Service) -> FastAPI:
         body = await read_body(request, settings.max_request_bytes)
         events = await service.fix(parse_request(body, FixRequest))
         return StreamingResponse(ndjson(events), media_type=NDJSON)
+
+    @app.post("/v1/feedback")
+    async def feedback(request: Request) -> dict[str, Any]:
+        body = await read_body(request, settings.max_request_bytes)
+        item = parse_request(body, FeedbackRequest)
+        await service.run_db(
+            service.cache.record_feedback, item.request_id, item.accepted, item.language
+        )
+        return {"recorded": True}
 
     @app.get("/v1/cache/stats")
     async def cache_stats() -> dict[str, Any]:

@@ -136,6 +136,10 @@ class ResultCache:
             except BaseException:
                 conn.execute("ROLLBACK")
                 raise
+        conn.execute(
+            "CREATE TABLE IF NOT EXISTS feedback (request_id TEXT NOT NULL, accepted INTEGER "
+            "NOT NULL, language TEXT, created REAL NOT NULL)"
+        )
         # Reading a row proves the file is a database and the table is sane.
         conn.execute(f"SELECT count(*) FROM {TABLE} WHERE rowid = 1").fetchone()
         return db
@@ -289,6 +293,17 @@ class ResultCache:
         if evicted:
             log.info("result cache evicted %d least recently used entries", evicted)
         return evicted
+
+    def record_feedback(self, request_id: str, accepted: bool, language: str | None) -> None:
+        try:
+            with self._db_lock:
+                self.db.conn.execute(
+                    "INSERT INTO feedback (request_id, accepted, language, created) "
+                    "VALUES (?, ?, ?, ?)",
+                    (request_id, int(accepted), language, time.time()),
+                )
+        except sqlite3.Error as exc:
+            log.warning("feedback write failed: %s", exc)
 
     def stats(self) -> dict[str, Any]:
         with self._db_lock:

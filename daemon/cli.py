@@ -56,6 +56,9 @@ def _parser() -> argparse.ArgumentParser:
     fix.add_argument("--candidates", type=int, help="model candidates to try at most")
     add_setting_flags(fix, CLIENT_SETTINGS)
 
+    lsp = sub.add_parser("lsp", help="run the language server on stdio (for editors)")
+    add_setting_flags(lsp, CLIENT_SETTINGS)
+
     doctor = sub.add_parser("doctor", help="check the installation, the model and the daemon")
     add_setting_flags(doctor, [*CLIENT_SETTINGS, "prompt_format", "cache_path"])
 
@@ -85,6 +88,11 @@ def main(argv: list[str] | None = None) -> int:
     )
     logging.getLogger("httpx").setLevel(logging.WARNING)
 
+    if args.command == "lsp":
+        from lsp.server import main as lsp_main
+
+        lsp_main(settings)
+        return EXIT_OK
     if args.command == "serve":
         from daemon.commands import run_serve
 

@@ -234,7 +234,7 @@ async def _fast(service: Service, c: Completion) -> AsyncGenerator[Any, None]:
         )
     yield c.stage("final", final, final_verdict)
     if result.reason in ("stop", "length") and final_verdict.ok:
-        service.store(c.key, _cached(c, final, result))
+        await service.store(c.key, _cached(c, final, result))
     yield _done(
         c, final, False, result.reason, result.tokens, result, None, verified=final_verdict.ok
     )
@@ -301,7 +301,7 @@ async def _deep(service: Service, c: Completion) -> AsyncGenerator[Any, None]:
     reason = logic_result.reason
     tokens = logic_result.tokens + (errors_result.tokens if errors_result else 0)
     if reason in ("stop", "length") and final_verdict.ok:
-        service.store(c.key, _cached(c, final, logic_result, tokens))
+        await service.store(c.key, _cached(c, final, logic_result, tokens))
     yield _done(c, final, False, reason, tokens, logic_result, None, verified=final_verdict.ok)
 
 

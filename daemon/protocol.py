@@ -83,6 +83,14 @@ class FixRequest(DocumentRequest):
     candidates: int | None = Field(None, ge=1, le=16, description="Model candidates at most.")
 
 
+class FeedbackRequest(BaseModel):
+    """POST /v1/feedback: the user accepted or rejected an answer."""
+
+    request_id: str = Field(max_length=128)
+    accepted: bool
+    language: str | None = Field(None, max_length=MAX_NAME)
+
+
 class DiagnosticInfo(BaseModel):
     """One problem found in a document; positions are 0-based, columns in code points."""
 

@@ -287,7 +287,7 @@ async def _stream(service: Service, r: Repair) -> AsyncGenerator[Any, None]:
     final, formatter, note = await _format(r, document)
     diff = unified_diff(r.original, final, r.req.path)
     yield r.stage("final", final, diff=diff, formatter=formatter, reason=note)
-    service.store(
+    await service.store(
         r.key, CachedResult(text=final, finish_reason="stop", tokens=r.tokens, language=r.language)
     )
     yield _done(r, final, changed=True, verified=True, diff=diff)

@@ -175,8 +175,9 @@ class Service:
         found: CachedResult | None = await self.run_db(self.cache.get, key)
         return found
 
-    def store(self, key: str, result: CachedResult) -> None:
-        self.db.submit(self.cache.put, key, result)
+    async def store(self, key: str, result: CachedResult) -> None:
+        """Store before the answer's ``done``: a client that asks another daemon next finds it."""
+        await self.run_db(self.cache.put, key, result)
 
     # -- the engine ------------------------------------------------------------------------
     async def run_job(

@@ -61,6 +61,10 @@ def start_daemon(work: Path, **overrides: object) -> RunningDaemon:
         "cache_path": work / "cache.sqlite3",
         "fast_max_tokens": 24,
         "deep_max_tokens": 48,
+        # Tests assert what happens, not how fast: deadlines that a loaded machine still meets.
+        "fast_deadline_ms": 30000,
+        "deep_deadline_ms": 60000,
+        "fix_deadline_ms": 60000,
         "queue_size": 4,
     }
     values.update(overrides)

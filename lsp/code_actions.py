@@ -1,0 +1,86 @@
+"""Quick fixes: "Fix with assist" for each syntax error in the requested range.
+
+The errors come from the same parsers the daemon verifies with (run here, on the editor's text).
+An action carries an edit only once the daemon has produced a verified fix: with clients that
+resolve code actions lazily the fix runs when the user picks the action; with the others it
+runs before the action is offered, and an error with no verified fix gets no action.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+
+from lsprotocol import types
+
+from daemon.syntax import Diagnostic, check_syntax, supported_languages
+from lsp.fixes import run_fix
+from lsp.server import AssistServer
+
+log = logging.getLogger(__name__)
+
+# Errors offered at once for one range; the fix repairs the whole file anyway.
+MAX_ACTIONS = 5
+
+
+def _overlaps(problem: Diagnostic, wanted: types.Range) -> bool:
+    return not (problem.end_line < wanted.start.line or problem.line > wanted.end.line)
+
+
+def _resolves_edits(ls: AssistServer) -> bool:
+    text = ls.client_capabilities.text_document
+    action = text.code_action if text else None
+    support = action.resolve_support if action else None
+    return bool(support and "edit" in support.properties)
+
+
+def register(server: AssistServer) -> None:
+    @server.feature(
+        types.TEXT_DOCUMENT_CODE_ACTION,
+        types.CodeActionOptions(
+            code_action_kinds=[types.CodeActionKind.QuickFix], resolve_provider=True
+        ),
+    )
+    async def code_action(
+        ls: AssistServer, params: types.CodeActionParams
+    ) -> list[types.CodeAction] | None:
+        uri = params.text_document.uri
+        document = ls.workspace.get_text_document(uri)
+        language = document.language_id
+        if language not in supported_languages():
+            return None
+        problems = await asyncio.to_thread(check_syntax, language, document.source)
+        wanted = [p for p in problems if _overlaps(p, params.range)][:MAX_ACTIONS]
+        if not wanted:
+            return None
+        actions = [
+            types.CodeAction(
+                title=f"Fix with assist: {problem.message}",
+                kind=types.CodeActionKind.QuickFix,
+                diagnostics=[
+                    d for d in params.context.diagnostics if d.range.start.line == problem.line
+                ],
+                data={"uri": uri, "version": document.version},
+            )
+            for problem in wanted
+        ]
+        if _resolves_edits(ls):
+            return actions
+        outcome = await run_fix(ls, uri)
+        if outcome.edit is None:
+            return None
+        for action in actions:
+            action.edit = outcome.edit
+        return actions
+
+    @server.feature(types.CODE_ACTION_RESOLVE)
+    async def resolve(ls: AssistServer, action: types.CodeAction) -> types.CodeAction:
+        data = action.data if isinstance(action.data, dict) else {}
+        uri = data.get("uri")
+        if not isinstance(uri, str):
+            return action
+        outcome = await run_fix(ls, uri)
+        if outcome.edit is None:
+            ls.show(outcome.message, types.MessageType.Warning)
+        action.edit = outcome.edit
+        return action

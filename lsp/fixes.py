@@ -1,0 +1,104 @@
+"""Running a repair for a document: the daemon's ``/v1/fix`` stream, stage notifications,
+work-done progress, and the edit of a verified fix (only ever a verified one)."""
+
+from __future__ import annotations
+
+import logging
+import uuid
+from dataclasses import dataclass
+
+from lsprotocol import types
+
+from daemon.client import DaemonError
+from daemon.protocol import DoneEvent, ErrorEvent, FixRequest, StageEvent
+from lsp.positions import replace_edit
+from lsp.server import AssistServer
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class FixOutcome:
+    changed: bool
+    verified: bool
+    message: str
+    edit: types.WorkspaceEdit | None = None
+
+    def as_json(self) -> dict[str, object]:
+        return {"changed": self.changed, "verified": self.verified, "message": self.message}
+
+
+async def run_fix(ls: AssistServer, uri: str, progress: str | None = None) -> FixOutcome:
+    document = ls.workspace.get_text_document(uri)
+    version = document.version
+    profile = await ls.profiles.profile_for(uri, document.source, document.language_id)
+    request_id = uuid.uuid4().hex[:16]
+    request = FixRequest(
+        text=document.source,
+        path=ls.profiles.display_path(uri),
+        language=document.language_id,
+        profile=profile,
+        candidates=ls.options.fix_candidates,
+        request_id=request_id,
+    )
+    name = ls.profiles.display_path(uri) or uri
+    if progress is not None:
+        ls.work_done_progress.begin(
+            progress, types.WorkDoneProgressBegin(title=f"assist: fixing {name}", percentage=0)
+        )
+    done: DoneEvent | None = None
+    percent = {"skeleton": 20, "logic": 70, "errors": 85, "final": 100}
+    connection = ls.connection
+    try:
+        if connection is None:
+            return FixOutcome(False, False, "assist is not connected to its daemon")
+        body = request.model_dump(exclude_none=True)
+        async for event in connection.stream("/v1/fix", body):
+            if isinstance(event, StageEvent):
+                ls.notify_stage(request_id, uri, "fix", event)
+                if progress is not None:
+                    summary = event.reason or event.text.split("\n", 1)[0]
+                    ls.work_done_progress.report(
+                        progress,
+                        types.WorkDoneProgressReport(
+                            message=f"{event.stage}: {summary}"[:120],
+                            percentage=percent[event.stage],
+                        ),
+                    )
+            elif isinstance(event, ErrorEvent):
+                return FixOutcome(False, False, f"assist could not fix {name}: {event.message}")
+            elif isinstance(event, DoneEvent):
+                done = event
+    except DaemonError as exc:
+        return FixOutcome(False, False, f"assist could not fix {name}: {exc}")
+    finally:
+        if progress is not None:
+            ls.work_done_progress.end(progress, types.WorkDoneProgressEnd())
+    if done is None:
+        return FixOutcome(False, False, "the daemon ended the repair without a result")
+    ls.record_latency(done.timings.total_ms)
+    if not done.changed:
+        message = f"{name}: nothing to fix" if done.verified else f"{name}: no verified fix found"
+        return FixOutcome(False, bool(done.verified), message)
+    edit = replace_edit(document, done.text)
+    if edit is None:
+        return FixOutcome(False, True, f"{name}: nothing to fix")
+    identifier = types.OptionalVersionedTextDocumentIdentifier(uri=uri, version=version)
+    workspace_edit = types.WorkspaceEdit(
+        document_changes=[types.TextDocumentEdit(text_document=identifier, edits=[edit])]
+    )
+    lines = len(done.diff.splitlines()) if done.diff else 0
+    return FixOutcome(True, True, f"{name}: fixed ({lines} diff lines, verified)", workspace_edit)
+
+
+async def apply(ls: AssistServer, outcome: FixOutcome) -> FixOutcome:
+    """Apply a verified fix through the client; report what happened."""
+    if outcome.edit is None:
+        return outcome
+    result = await ls.workspace_apply_edit_async(
+        types.ApplyWorkspaceEditParams(edit=outcome.edit, label="assist: fix")
+    )
+    if not result.applied:
+        reason = result.failure_reason or "the document changed meanwhile"
+        return FixOutcome(False, True, f"the editor did not apply the fix ({reason})")
+    return outcome

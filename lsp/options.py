@@ -1,0 +1,60 @@
+"""The language server's settings, from ``initializationOptions`` and ``workspace/configuration``.
+
+Each setting is parsed on its own: a bad value produces one message naming it and falls back to
+its default, so one typo does not turn the others off.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic.alias_generators import to_camel
+
+
+class AssistOptions(BaseModel):
+    model_config = ConfigDict(alias_generator=to_camel, populate_by_name=True, extra="ignore")
+
+    daemon_url: str | None = Field(
+        None, description="The daemon's URL; unset means the local default, started as needed."
+    )
+    autostart: bool = Field(True, description="Start the local daemon when none answers.")
+    debounce_ms: int = Field(75, ge=0, le=5000, description="Wait for typing to pause (ms).")
+    max_tokens: int | None = Field(None, ge=1, le=1024, description="Tokens per completion.")
+    inline_completion: bool = Field(True, description="Answer textDocument/inlineCompletion.")
+    completion_items: bool = Field(True, description="Answer textDocument/completion.")
+    stage_notifications: bool = Field(True, description="Send assist/stage notifications.")
+    fix_candidates: int | None = Field(None, ge=1, le=16, description="Model candidates per fix.")
+    log_level: Literal["error", "warning", "info", "debug"] = "info"
+
+
+def parse_options(raw: Any, base: AssistOptions | None = None) -> tuple[AssistOptions, list[str]]:
+    """Options from a client's JSON (camelCase or snake_case), with one message per bad value."""
+    options = base or AssistOptions()
+    if raw is None:
+        return options, []
+    if not isinstance(raw, dict):
+        return options, [
+            f"assist settings must be an object, not {type(raw).__name__}; using defaults"
+        ]
+    if isinstance(raw.get("assist"), dict):
+        raw = raw["assist"]
+    values = options.model_dump()
+    problems: list[str] = []
+    fields = AssistOptions.model_fields
+    by_alias = {info.alias or name: name for name, info in fields.items()}
+    for key, value in raw.items():
+        name = by_alias.get(key, key if key in fields else None)
+        if name is None:
+            continue
+        try:
+            checked = AssistOptions.model_validate({**values, name: value})
+        except ValidationError as exc:
+            reason = exc.errors()[0]["msg"]
+            default = fields[name].default
+            problems.append(
+                f"assist setting {key}={value!r} is invalid ({reason}); using {default!r}"
+            )
+            continue
+        values[name] = getattr(checked, name)
+    return AssistOptions.model_validate(values), problems
