@@ -13,11 +13,13 @@ import os
 from collections.abc import AsyncGenerator, AsyncIterator
 from typing import Any
 
-from fastapi import FastAPI, Request
+from fastapi import Depends, FastAPI, Request
+from fastapi.openapi.utils import get_openapi
 from fastapi.responses import JSONResponse, StreamingResponse
 from pydantic import BaseModel, ValidationError
 
 from daemon import __version__
+from daemon.auth import LOCAL_USER, RateLimiter, TokenStore
 from daemon.protocol import (
     CompleteRequest,
     ErrorEvent,
@@ -109,9 +111,69 @@ async def ndjson(events: AsyncGenerator[Any, None]) -> AsyncIterator[bytes]:
         await events.aclose()
 
 
-def create_app(service: Service) -> FastAPI:
+def add_request_schemas(app: FastAPI, bodies: dict[str, type[BaseModel]]) -> None:
+    """Describe the JSON bodies the handlers read themselves (they read them with a size limit
+    first), so the OpenAPI description is complete for clients and fuzzers."""
+
+    def openapi() -> dict[str, Any]:
+        if app.openapi_schema is not None:
+            return app.openapi_schema
+        schema = get_openapi(title=app.title, version=app.version, routes=app.routes)
+        components = schema.setdefault("components", {}).setdefault("schemas", {})
+        for path, model in bodies.items():
+            model_schema = model.model_json_schema(ref_template="#/components/schemas/{model}")
+            components.update(model_schema.pop("$defs", {}))
+            components[model.__name__] = model_schema
+            schema["paths"][path]["post"]["requestBody"] = {
+                "required": True,
+                "content": {
+                    "application/json": {
+                        "schema": {"$ref": f"#/components/schemas/{model.__name__}"}
+                    }
+                },
+            }
+        app.openapi_schema = schema
+        return schema
+
+    app.openapi = openapi  # type: ignore[method-assign]
+
+
+def create_app(service: Service, tokens: TokenStore | None = None) -> FastAPI:
     app = FastAPI(title="assist", version=__version__, docs_url=None, redoc_url=None)
     settings = service.settings
+    limiter = RateLimiter(settings.rate_limit_per_minute, settings.rate_limit_burst)
+
+    async def authenticate(request: Request) -> str:
+        """The user behind a request: from its token when the daemon has tokens."""
+        if tokens is None:
+            claimed = request.headers.get("x-assist-user", LOCAL_USER)
+            user = claimed if claimed and len(claimed) <= 64 else LOCAL_USER
+        else:
+            header = request.headers.get("authorization", "")
+            scheme, _, token = header.partition(" ")
+            found = tokens.user_for(token.strip()) if scheme.lower() == "bearer" else None
+            if found is None:
+                client = request.client.host if request.client else "unknown"
+                log.warning(
+                    "refused %s %s from %s: %s",
+                    request.method,
+                    request.url.path,
+                    client,
+                    "no token" if not header else "unknown token",
+                )
+                raise ServiceError(
+                    401, "unauthorized", "this daemon needs a valid token (Authorization: Bearer)"
+                )
+            user = found
+        wait = limiter.take(user)
+        if wait > 0:
+            raise ServiceError(
+                429,
+                "rate_limited",
+                f"{user} sent more than {settings.rate_limit_per_minute} requests a minute",
+                retry_after=max(1, round(wait)),
+            )
+        return user
 
     @app.exception_handler(ServiceError)
     async def _service_error(_: Request, exc: ServiceError) -> JSONResponse:
@@ -128,7 +190,7 @@ def create_app(service: Service) -> FastAPI:
         )
 
     @app.get("/health")
-    async def health() -> Health:
+    async def health(user: str = Depends(authenticate)) -> Health:
         facts = service.model.facts
         stats = await service.run_db(service.cache.stats)
         engine = service.engine
@@ -147,6 +209,21 @@ def create_app(service: Service) -> FastAPI:
             cache_entries=stats["entries"],
             cache_bytes=stats["file_bytes"],
             queue_depth=engine.queue_depth,
+            cache_status=service.cache.status,
+            workload={
+                **{f"queued_{k}": v for k, v in engine.scheduler.depth_by_priority().items()},
+                "refused": engine.scheduler.stats.refused,
+                "preempted": engine.scheduler.stats.preempted,
+                "yielded": engine.stats.yielded,
+                "flights": len(service.flights),
+                "joined_flights": service.flights.joined,
+                "typed_hits": service.typing.hits,
+                "prefetched": service.prefetched,
+                "kv_states": len(engine.states),
+                "kv_state_bytes": engine.states.bytes,
+                "kv_restored": engine.states.stats.restored,
+                "kv_tokens_restored": engine.states.stats.tokens_restored,
+            },
             engine={
                 "busy": int(engine.busy),
                 "jobs": engine.stats.jobs,
@@ -163,34 +240,35 @@ def create_app(service: Service) -> FastAPI:
         )
 
     @app.post("/v1/complete")
-    async def complete(request: Request) -> StreamingResponse:
+    async def complete(request: Request, user: str = Depends(authenticate)) -> StreamingResponse:
         body = await read_body(request, settings.max_request_bytes)
-        events = await service.complete(parse_request(body, CompleteRequest))
+        events = await service.complete(parse_request(body, CompleteRequest), user)
         return StreamingResponse(ndjson(events), media_type=NDJSON)
 
     @app.post("/v1/fix")
-    async def fix(request: Request) -> StreamingResponse:
+    async def fix(request: Request, user: str = Depends(authenticate)) -> StreamingResponse:
         body = await read_body(request, settings.max_request_bytes)
-        events = await service.fix(parse_request(body, FixRequest))
+        events = await service.fix(parse_request(body, FixRequest), user)
         return StreamingResponse(ndjson(events), media_type=NDJSON)
 
     @app.post("/v1/feedback")
-    async def feedback(request: Request) -> dict[str, Any]:
+    async def feedback(request: Request, user: str = Depends(authenticate)) -> dict[str, Any]:
         body = await read_body(request, settings.max_request_bytes)
-        item = parse_request(body, FeedbackRequest)
-        await service.run_db(
-            service.cache.record_feedback, item.request_id, item.accepted, item.language
-        )
-        return {"recorded": True}
+        return await service.feedback(parse_request(body, FeedbackRequest), user)
 
     @app.get("/v1/cache/stats")
-    async def cache_stats() -> dict[str, Any]:
+    async def cache_stats(user: str = Depends(authenticate)) -> dict[str, Any]:
         stats: dict[str, Any] = await service.run_db(service.cache.stats)
+        stats["status"] = service.cache.status
         return stats
 
     @app.post("/v1/cache/clear")
-    async def cache_clear() -> dict[str, Any]:
+    async def cache_clear(user: str = Depends(authenticate)) -> dict[str, Any]:
         removed = await service.run_db(service.cache.clear)
         return {"removed": removed}
 
+    add_request_schemas(
+        app,
+        {"/v1/complete": CompleteRequest, "/v1/fix": FixRequest, "/v1/feedback": FeedbackRequest},
+    )
     return app

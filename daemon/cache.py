@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import logging
+import os
 import sqlite3
 import threading
 import time
@@ -80,6 +81,7 @@ class ResultCache:
         self._mem_lock = threading.Lock()
         self._db_lock = threading.Lock()
         self._writes = 0
+        self.problem: str | None = None
         self.hits = 0
         self.misses = 0
         self.db = self._open()
@@ -100,6 +102,9 @@ class ResultCache:
             return self._connect()
 
     def _connect(self) -> sqlite_utils.Database:
+        if not self.path.exists():
+            # Owner-only from the first byte: cached code is the users' code.
+            os.close(os.open(self.path, os.O_WRONLY | os.O_CREAT, 0o600))
         conn = sqlite3.connect(
             self.path, timeout=BUSY_TIMEOUT_MS / 1000, check_same_thread=False, isolation_level=None
         )
@@ -124,10 +129,11 @@ class ResultCache:
                         "last_hit": float,
                         "last_used": float,
                         "hit_count": int,
+                        "rejects": int,
                     },
                     pk="prompt_hash",
                     not_null={"completion", "created", "last_used", "hit_count", "size"},
-                    defaults={"hit_count": 0},
+                    defaults={"hit_count": 0, "rejects": 0},
                     if_not_exists=True,
                 )
                 table.create_index(["last_used"], if_not_exists=True)
@@ -136,10 +142,16 @@ class ResultCache:
             except BaseException:
                 conn.execute("ROLLBACK")
                 raise
+        if "rejects" not in table.columns_dict:
+            conn.execute(f"ALTER TABLE {TABLE} ADD COLUMN rejects INTEGER NOT NULL DEFAULT 0")
+        feedback = db.table("feedback")
+        if feedback.exists() and "user" not in feedback.columns_dict:
+            conn.execute("DROP TABLE feedback")  # an early layout without users
         conn.execute(
-            "CREATE TABLE IF NOT EXISTS feedback (request_id TEXT NOT NULL, accepted INTEGER "
-            "NOT NULL, language TEXT, created REAL NOT NULL)"
+            "CREATE TABLE IF NOT EXISTS feedback (request_id TEXT NOT NULL, user TEXT NOT NULL, "
+            "accepted INTEGER NOT NULL, language TEXT, created REAL NOT NULL)"
         )
+        conn.execute("CREATE INDEX IF NOT EXISTS feedback_user ON feedback (user, created)")
         # Reading a row proves the file is a database and the table is sane.
         conn.execute(f"SELECT count(*) FROM {TABLE} WHERE rowid = 1").fetchone()
         return db
@@ -238,8 +250,27 @@ class ResultCache:
                 due = self._writes % _BOUND_CHECK_EVERY == 1
             if due:
                 self.enforce_bounds()
+            self._written()
         except sqlite3.Error as exc:
-            log.warning("result cache write failed: %s", exc)
+            self._write_failed(exc)
+
+    def _write_failed(self, exc: sqlite3.Error) -> None:
+        """A full disk or a read-only file: go on serving, without storing, and say so."""
+        reason = str(exc)
+        if self.problem != reason:
+            log.warning(
+                "result cache %s cannot be written (%s); serving without storing", self.path, reason
+            )
+        self.problem = reason
+
+    def _written(self) -> None:
+        if self.problem is not None:
+            log.info("result cache %s is writable again", self.path)
+            self.problem = None
+
+    @property
+    def status(self) -> str:
+        return "ok" if self.problem is None else f"not storing: {self.problem}"
 
     def _remember(self, key: str, result: CachedResult) -> None:
         if self.memory_entries <= 0:
@@ -294,16 +325,56 @@ class ResultCache:
             log.info("result cache evicted %d least recently used entries", evicted)
         return evicted
 
-    def record_feedback(self, request_id: str, accepted: bool, language: str | None) -> None:
+    def record_feedback(
+        self, request_id: str, user: str, accepted: bool, language: str | None
+    ) -> None:
         try:
             with self._db_lock:
                 self.db.conn.execute(
-                    "INSERT INTO feedback (request_id, accepted, language, created) "
-                    "VALUES (?, ?, ?, ?)",
-                    (request_id, int(accepted), language, time.time()),
+                    "INSERT INTO feedback (request_id, user, accepted, language, created) "
+                    "VALUES (?, ?, ?, ?, ?)",
+                    (request_id, user, int(accepted), language, time.time()),
                 )
+            self._written()
         except sqlite3.Error as exc:
-            log.warning("feedback write failed: %s", exc)
+            self._write_failed(exc)
+
+    def user_feedback(self, user: str, limit: int) -> list[bool]:
+        """A user's last ``limit`` feedback events, oldest first."""
+        try:
+            with self._db_lock:
+                rows = self.db.conn.execute(
+                    "SELECT accepted FROM feedback WHERE user = ? ORDER BY created DESC LIMIT ?",
+                    (user, limit),
+                ).fetchall()
+        except sqlite3.Error:
+            return []
+        return [bool(row[0]) for row in reversed(rows)]
+
+    def demote(self, key: str, evict_after: int) -> str:
+        """A rejected answer: first to go when space is needed, gone after ``evict_after``."""
+        with self._mem_lock:
+            self._memory.pop(key, None)
+        try:
+            with self._db_lock:
+                conn = self.db.conn
+                conn.execute(
+                    f"UPDATE {TABLE} SET rejects = rejects + 1, last_used = 0 "
+                    "WHERE prompt_hash = ?",
+                    (key,),
+                )
+                row = conn.execute(
+                    f"SELECT rejects FROM {TABLE} WHERE prompt_hash = ?", (key,)
+                ).fetchone()
+                if row is None:
+                    return "absent"
+                if row[0] >= evict_after:
+                    conn.execute(f"DELETE FROM {TABLE} WHERE prompt_hash = ?", (key,))
+                    return "evicted"
+            return "demoted"
+        except sqlite3.Error as exc:
+            self._write_failed(exc)
+            return "absent"
 
     def stats(self) -> dict[str, Any]:
         with self._db_lock:

@@ -21,7 +21,7 @@ EXIT_FAILED = 1
 EXIT_USAGE = 2
 
 SERVE_SETTINGS = None  # every setting is a flag of `serve`
-CLIENT_SETTINGS = ["url", "host", "port", "cache_dir", "model_path", "max_request_bytes"]
+CLIENT_SETTINGS = ["url", "host", "port", "token", "cache_dir", "model_path", "max_request_bytes"]
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -58,6 +58,11 @@ def _parser() -> argparse.ArgumentParser:
 
     lsp = sub.add_parser("lsp", help="run the language server on stdio (for editors)")
     add_setting_flags(lsp, CLIENT_SETTINGS)
+
+    tokens = sub.add_parser("tokens", help="per-user tokens for a shared daemon")
+    tokens.add_argument("action", choices=["add", "remove", "list"])
+    tokens.add_argument("name", nargs="?", help="the user (add, remove)")
+    tokens.add_argument("--file", type=Path, required=True, help="the tokens file (TOML)")
 
     doctor = sub.add_parser("doctor", help="check the installation, the model and the daemon")
     add_setting_flags(doctor, [*CLIENT_SETTINGS, "prompt_format", "cache_path"])
@@ -105,6 +110,10 @@ def main(argv: list[str] | None = None) -> int:
         from daemon.commands import run_fix
 
         return run_fix(settings, args)
+    if args.command == "tokens":
+        from daemon.commands import run_tokens
+
+        return run_tokens(args.action, args.name, args.file)
     if args.command == "doctor":
         from daemon.doctor import run_doctor
 

@@ -15,6 +15,7 @@ import httpx
 from pydantic import ValidationError
 
 from daemon.protocol import CompleteRequest, ErrorBody, FixRequest, Health, parse_event
+from daemon.settings import Settings
 
 Event = Any
 
@@ -22,6 +23,10 @@ Event = Any
 # Without TCP_NODELAY the request body waits for the ACK of its headers (Nagle against delayed
 # ACK): 40 ms added to every request on loopback.
 NO_DELAY = [(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)]
+
+
+def auth_headers(token: str | None) -> dict[str, str]:
+    return {"Authorization": f"Bearer {token}"} if token else {}
 
 
 class DaemonError(RuntimeError):
@@ -44,14 +49,19 @@ def _error_from(response: httpx.Response) -> DaemonError:
 
 
 class DaemonClient:
-    def __init__(self, url: str, timeout: float = 120.0) -> None:
+    def __init__(self, url: str, timeout: float = 120.0, token: str | None = None) -> None:
         self.url = url.rstrip("/")
         self._http = httpx.Client(
             base_url=self.url,
+            headers=auth_headers(token),
             timeout=httpx.Timeout(timeout, connect=2.0),
             trust_env=False,
             transport=httpx.HTTPTransport(socket_options=NO_DELAY),
         )
+
+    @classmethod
+    def for_settings(cls, settings: Settings) -> DaemonClient:
+        return cls(settings.daemon_url, token=settings.token)
 
     def close(self) -> None:
         self._http.close()

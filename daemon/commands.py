@@ -124,7 +124,7 @@ def _ask(
     """Send a request to the daemon (started if needed) and follow its stream to the end."""
     try:
         ensure_daemon(settings)
-        with DaemonClient(settings.daemon_url) as client:
+        with DaemonClient.for_settings(settings) as client:
             done = _follow(call(client), as_json, kind)
     except DaemonError as exc:
         _err(str(exc))
@@ -195,10 +195,36 @@ def run_fix(settings: Settings, args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def run_tokens(action: str, name: str | None, path: Path) -> int:
+    from daemon.auth import TokensError, add_user, read_users, remove_user
+
+    try:
+        if action == "list":
+            for user in sorted(read_users(path)):
+                print(user)
+            return EXIT_OK
+        if not name:
+            _err(f"`assist tokens {action}` needs a user name")
+            return EXIT_USAGE
+        if action == "add":
+            token = add_user(path, name)
+            print(f"token for {name} (shown once; give it to {name} as ASSIST_TOKEN):")
+            print(token)
+            return EXIT_OK
+        if not remove_user(path, name):
+            _err(f"{path} has no user {name!r}")
+            return EXIT_FAILED
+        print(f"removed {name}; the daemon refuses their token from now on")
+        return EXIT_OK
+    except TokensError as exc:
+        _err(str(exc))
+        return EXIT_USAGE
+
+
 def run_cache(settings: Settings, action: str) -> int:
     from daemon.cache import ResultCache
 
-    with DaemonClient(settings.daemon_url) as client:
+    with DaemonClient.for_settings(settings) as client:
         try:
             data = client.cache_stats() if action == "stats" else client.cache_clear()
             where = f"daemon at {settings.daemon_url}"

@@ -14,7 +14,7 @@ import asyncio
 import time
 import uuid
 from collections.abc import AsyncGenerator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from daemon.blocks import (
@@ -25,6 +25,7 @@ from daemon.blocks import (
     steering_comment,
 )
 from daemon.cache import CachedResult
+from daemon.feedback import RecentAnswer
 from daemon.formatting import format_code
 from daemon.prompt import BuiltPrompt, PositionError, build_prompt, render_header, split_at_cursor
 from daemon.protocol import (
@@ -37,6 +38,7 @@ from daemon.protocol import (
     Timings,
 )
 from daemon.route import Route, decide_route
+from daemon.scheduler import Priority
 from daemon.service import JobFailed, JobResult, Service, ServiceError, ms_between
 from daemon.verify import Verdict, verify_insertion
 
@@ -64,6 +66,8 @@ class Completion:
     header: str
     key: str
     stops: tuple[str, ...]
+    user: str
+    typing_key: str
     sent: list[StageName] = field(default_factory=list)
 
     def elapsed_ms(self) -> float:
@@ -76,7 +80,10 @@ class Completion:
         return StageEvent(stage=name, text=text, elapsed_ms=self.elapsed_ms(), ok=ok, reason=reason)
 
 
-async def prepare_completion(service: Service, req: CompleteRequest) -> AsyncGenerator[Any, None]:
+async def prepare_completion(
+    service: Service, req: CompleteRequest, user: str
+) -> AsyncGenerator[Any, None]:
+    """Everything up to the stream: route, prompt, cache (exact, then typed), admission."""
     received = time.perf_counter()
     settings = service.settings
     language = await service.language_of(req)
@@ -94,6 +101,8 @@ async def prepare_completion(service: Service, req: CompleteRequest) -> AsyncGen
         req.max_tokens,
         req.deadline_ms,
     )
+    if route.kind == "deep" and await service.fast_mode(user):
+        route = fast_mode(route)
     line_text = req.text.split("\n", req.line + 1)[req.line]
     before_cursor = line_text[: req.column]
     lead = lead_in(before_cursor, route.body_indent) if route.kind == "deep" else ""
@@ -115,6 +124,9 @@ async def prepare_completion(service: Service, req: CompleteRequest) -> AsyncGen
         "tools": sorted(req.profile.tools) if req.profile else [],
     }
     key = service.key("complete", prompt.format_name, params, prompt.tokens)
+    typing_key = service.typing.key(
+        f"{service.model.facts.fingerprint}|{prompt.format_name}|{header}", suffix
+    )
     completion = Completion(
         req=req,
         request_id=req.request_id or uuid.uuid4().hex[:16],
@@ -128,8 +140,78 @@ async def prepare_completion(service: Service, req: CompleteRequest) -> AsyncGen
         header=header,
         key=key,
         stops=stops,
+        user=user,
+        typing_key=typing_key,
     )
-    return _stream(service, completion)
+    if req.cache:
+        hit = await service.cached(key)
+        if hit is not None:
+            return _from_cache(service, completion, hit, "exact")
+        typed = service.typing.match(typing_key, prefix)
+        if typed is not None:
+            result = CachedResult(typed.answer, typed.finish_reason, typed.tokens, language)
+            return _from_cache(service, completion, result, "typed")
+    document = (user, req.path) if req.path else None
+    return await service.in_flight(
+        key,
+        lambda: _stream(service, completion),
+        completion.request_id,
+        document,
+        Priority.INTERACTIVE,
+        user,
+    )
+
+
+def fast_mode(route: Route) -> Route:
+    """A user who accepts most answers: no error-handling pass, shorter budgets."""
+    return replace(
+        route,
+        skip_errors=True,
+        max_tokens=max(8, route.max_tokens // 2),
+        deadline_ms=max(500, route.deadline_ms // 2),
+        reason=route.reason + " (fast mode: you accept most answers)",
+    )
+
+
+def next_request(req: CompleteRequest, answer: str) -> CompleteRequest | None:
+    """The request an editor sends after ``answer`` was accepted: the text with it, the
+    cursor after it."""
+    try:
+        prefix, suffix = split_at_cursor(req.text, req.line, req.column)
+    except PositionError:
+        return None
+    text = prefix + answer + suffix
+    before = prefix + answer
+    line = before.count("\n")
+    column = len(before) - (before.rfind("\n") + 1)
+    return req.model_copy(
+        update={"text": text, "line": line, "column": column, "request_id": None, "mode": "auto"}
+    )
+
+
+def _remember(service: Service, c: Completion, key: str, answer: str) -> None:
+    service.feedback_book.remember(
+        c.request_id,
+        RecentAnswer(key, c.typing_key, c.user, c.language, answer, c.req),
+    )
+
+
+async def _from_cache(
+    service: Service, c: Completion, hit: CachedResult, match: str
+) -> AsyncGenerator[Any, None]:
+    _remember(service, c, c.key, hit.text)
+    yield StartEvent(
+        request_id=c.request_id,
+        language=c.language,
+        prompt_tokens=len(c.prompt.tokens),
+        prompt_format=c.prompt.format_name,
+        route=c.route.kind,
+        route_reason=c.route.reason,
+    )
+    yield c.stage("final", hit.text)
+    done = _done(c, hit.text, True, hit.finish_reason, hit.tokens, None, None, verified=True)
+    done.cache_match = match  # type: ignore[assignment]
+    yield done
 
 
 async def _build(
@@ -178,13 +260,6 @@ async def _stream(service: Service, c: Completion) -> AsyncGenerator[Any, None]:
         route=c.route.kind,
         route_reason=c.route.reason,
     )
-    if c.req.cache:
-        hit = await service.cached(c.key)
-        if hit is not None:
-            yield c.stage("final", hit.text)
-            now = time.perf_counter()
-            yield _done(c, hit.text, True, hit.finish_reason, hit.tokens, None, now, verified=True)
-            return
     try:
         if c.route.kind == "fast":
             async for event in _fast(service, c):
@@ -208,7 +283,9 @@ async def _fast(service: Service, c: Completion) -> AsyncGenerator[Any, None]:
         until = block_end(indent, max_lines=lines)
     text = ""
     skeleton: str | None = None
-    relay = service.relay(c.prompt.tokens, budget, "logic", c.stops, until)
+    relay = service.relay(
+        c.prompt.tokens, budget, "logic", c.stops, until, priority=Priority.INTERACTIVE, user=c.user
+    )
     async for event in relay:
         text += event.text
         yield event
@@ -234,7 +311,7 @@ async def _fast(service: Service, c: Completion) -> AsyncGenerator[Any, None]:
         )
     yield c.stage("final", final, final_verdict)
     if result.reason in ("stop", "length") and final_verdict.ok:
-        await service.store(c.key, _cached(c, final, result))
+        await _keep(service, c, final, result, result.tokens)
     yield _done(
         c, final, False, result.reason, result.tokens, result, None, verified=final_verdict.ok
     )
@@ -250,7 +327,9 @@ async def _deep(service: Service, c: Completion) -> AsyncGenerator[Any, None]:
     # logic: the body as the model writes it.
     until = block_end(c.route.body_indent)
     budget = service.budget(c.route.max_tokens, logic_deadline, settings.temperature)
-    relay = service.relay(c.prompt.tokens, budget, "logic", c.stops, until)
+    relay = service.relay(
+        c.prompt.tokens, budget, "logic", c.stops, until, priority=Priority.INTERACTIVE, user=c.user
+    )
     async for event in relay:
         yield event
     logic_result = relay.result
@@ -266,13 +345,17 @@ async def _deep(service: Service, c: Completion) -> AsyncGenerator[Any, None]:
     # errors: a second pass asked for validation and error handling first.
     errors_verdict = Verdict(False, "no time was left for the errors stage")
     errors_result: JobResult | None = None
-    if time.perf_counter() < total_deadline - 0.2:
+    if c.route.skip_errors:
+        pass  # fast mode: this user's answers are accepted as they are
+    elif time.perf_counter() < total_deadline - 0.2:
         steer = steering_comment(c.language, c.route.body_indent)
         prompt = await _build(
             service, c.req.text, c.req.line, c.req.column, c.lead, c.route, c.header, steer
         )
         budget = service.budget(c.route.max_tokens, total_deadline, settings.temperature)
-        relay = service.relay(prompt.tokens, budget, "errors", c.stops, until)
+        relay = service.relay(
+            prompt.tokens, budget, "errors", c.stops, until, Priority.INTERACTIVE, user=c.user
+        )
         async for event in relay:
             yield event
         errors_result = relay.result
@@ -286,7 +369,8 @@ async def _deep(service: Service, c: Completion) -> AsyncGenerator[Any, None]:
             errors_verdict = Verdict(False, "the pass added no validation or error handling")
         if errors_verdict.ok:
             best = hardened
-    yield c.stage("errors", best, errors_verdict)
+    if not c.route.skip_errors:
+        yield c.stage("errors", best, errors_verdict)
 
     # final: the best verified stage, formatted as the workspace formats.
     final, formatter = await _format(c, best)
@@ -301,7 +385,7 @@ async def _deep(service: Service, c: Completion) -> AsyncGenerator[Any, None]:
     reason = logic_result.reason
     tokens = logic_result.tokens + (errors_result.tokens if errors_result else 0)
     if reason in ("stop", "length") and final_verdict.ok:
-        await service.store(c.key, _cached(c, final, logic_result, tokens))
+        await _keep(service, c, final, logic_result, tokens)
     yield _done(c, final, False, reason, tokens, logic_result, None, verified=final_verdict.ok)
 
 
@@ -327,6 +411,13 @@ async def _format(c: Completion, inserted: str) -> tuple[str, str | None]:
     if end < len(c.prefix):
         return inserted, None
     return text[len(c.prefix) : end], name
+
+
+async def _keep(service: Service, c: Completion, text: str, result: JobResult, tokens: int) -> None:
+    """A complete, verified answer: into the cache, the typing index and the feedback book."""
+    await service.store(c.key, _cached(c, text, result, tokens))
+    service.typing.remember(c.typing_key, c.prefix, text, result.reason, tokens)
+    _remember(service, c, c.key, text)
 
 
 def _cached(c: Completion, text: str, result: JobResult, tokens: int | None = None) -> CachedResult:

@@ -123,7 +123,7 @@ def _daemon(settings: Settings) -> Callable[[], str]:
     def check() -> str:
         from daemon.client import DaemonClient
 
-        with DaemonClient(settings.daemon_url) as client:
+        with DaemonClient.for_settings(settings) as client:
             health = client.try_health()
         if health is None:
             raise Warning(

@@ -1,18 +1,19 @@
 """The engine: one worker thread owns the llama.cpp context and runs one generation at a time.
 
-Its interface is deliberately narrow: submit a token prompt with a budget and a sink for
-events, get a ``Job`` back that can be cancelled. The worker reuses the KV prefix left by the
-previous job, evaluates the rest of the prompt in chunks (so a cancel or a deadline is seen
-between chunks), then samples token by token, checking the cancel flag, the deadline and
-``max_tokens`` before every token. Events go to the sink from the worker thread.
+Its interface is deliberately narrow: submit a token prompt with a budget, a priority, the user
+and a sink for events; get a ``Job`` back that can be cancelled. Jobs wait in the
+``Scheduler``. The worker reuses the KV prefix left by the previous job, or restores a saved
+state of an earlier prompt (``SequenceStates``), evaluates the rest of the prompt in chunks (a
+cancel or a deadline is seen between chunks), then samples token by token, checking the cancel
+flag, the deadline, ``max_tokens`` and a request to yield before every token. A job that yields
+to a more urgent one is put back and later resumes where it stopped. Events go to the sink from
+the worker thread.
 """
 
 from __future__ import annotations
 
 import codecs
-import contextlib
 import logging
-import queue
 import threading
 import time
 from collections.abc import Callable, Sequence
@@ -21,13 +22,19 @@ from dataclasses import dataclass, field
 import numpy as np
 from llama_cpp import _internals
 
+from daemon.kv_states import MIN_GAIN, MIN_TOKENS, SequenceStates, common_prefix
+from daemon.scheduler import Priority, QueueFull, Scheduler
 from models.loaded import LoadedModel
 
 log = logging.getLogger(__name__)
 
 
 class EngineBusy(RuntimeError):
-    """The queue is full: the caller should answer 'busy, try again'."""
+    """No room in the queue: the caller should answer 'busy, try again'."""
+
+    def __init__(self, message: str, retry_after: int = 1) -> None:
+        super().__init__(message)
+        self.retry_after = retry_after
 
 
 class EngineClosed(RuntimeError):
@@ -69,6 +76,16 @@ Until = Callable[[str], int | None]
 
 
 @dataclass
+class Progress:
+    """Where a generation stood when it yielded, so that it resumes exactly there."""
+
+    ids: list[int] = field(default_factory=list)
+    text: str = ""
+    pending: str = ""
+    decoder_state: tuple[bytes, int] = (b"", 0)
+
+
+@dataclass
 class Job:
     tokens: list[int]
     budget: Budget
@@ -76,12 +93,17 @@ class Job:
     sink: Sink
     # Judges complete lines: returns where the answer ends (an index into the text), or None.
     until: Until | None = None
+    priority: Priority = Priority.INTERACTIVE
+    user: str = "local"
     submitted_at: float = field(default_factory=time.perf_counter)
     started_at: float | None = None
     prompt_done_at: float | None = None
     first_token_at: float | None = None
     finished_at: float | None = None
+    progress: Progress | None = None
+    yields: int = 0
     _cancel: threading.Event = field(default_factory=threading.Event)
+    _yield: threading.Event = field(default_factory=threading.Event)
 
     def cancel(self) -> None:
         """Ask the worker to stop; it does so before the next token (or prompt chunk)."""
@@ -91,6 +113,13 @@ class Job:
     def cancelled(self) -> bool:
         return self._cancel.is_set()
 
+    @property
+    def preemptible(self) -> bool:
+        return self.priority > Priority.INTERACTIVE
+
+    def request_yield(self) -> None:
+        self._yield.set()
+
 
 @dataclass
 class EngineStats:
@@ -98,6 +127,7 @@ class EngineStats:
     cancelled: int = 0
     deadline: int = 0
     errors: int = 0
+    yielded: int = 0
     tokens_generated: int = 0
     prompt_tokens_evaluated: int = 0
     prompt_tokens_reused: int = 0
@@ -105,11 +135,23 @@ class EngineStats:
     last_job_reason: str | None = None
 
 
+class _Yielded(Exception):
+    """A job gave way to a more urgent one; it goes back to the scheduler."""
+
+
 class Engine:
-    def __init__(self, model: LoadedModel, queue_size: int = 16, chunk_tokens: int = 64) -> None:
+    def __init__(
+        self,
+        model: LoadedModel,
+        scheduler: Scheduler | None = None,
+        states: SequenceStates | None = None,
+        chunk_tokens: int = 128,
+    ) -> None:
         self.model = model
+        self.scheduler = scheduler if scheduler is not None else Scheduler()
+        # Not `states or ...`: an empty SequenceStates is falsy (it has a length).
+        self.states = states if states is not None else SequenceStates(0)
         self.chunk_tokens = chunk_tokens
-        self._queue: queue.Queue[Job | None] = queue.Queue(maxsize=queue_size)
         self._thread: threading.Thread | None = None
         self._closed = False
         self.busy = False
@@ -129,22 +171,16 @@ class Engine:
         if self._closed:
             return
         self._closed = True
-        while True:
-            try:
-                pending = self._queue.get_nowait()
-            except queue.Empty:
-                break
-            if pending is not None:
-                pending.cancel()
-                pending.sink(Finished("cancelled", 0, ""))
-        with contextlib.suppress(queue.Full):  # drained above; cannot be full
-            self._queue.put_nowait(None)
+        for pending in self.scheduler.drain():
+            assert isinstance(pending, Job)
+            pending.cancel()
+            pending.sink(Finished("cancelled", 0, ""))
         if self._thread is not None:
             self._thread.join(timeout=30)
 
     @property
     def queue_depth(self) -> int:
-        return self._queue.qsize()
+        return self.scheduler.depth
 
     # -- submitting ------------------------------------------------------------------------
     def submit(
@@ -154,16 +190,26 @@ class Engine:
         stop_strings: Sequence[str],
         sink: Sink,
         until: Until | None = None,
+        priority: Priority = Priority.INTERACTIVE,
+        user: str = "local",
     ) -> Job:
         """Queue a generation. With ``until``, text is released a whole line at a time and
         ``until`` decides after each line whether the answer is complete."""
         if self._closed:
             raise EngineClosed("the engine is shutting down")
-        job = Job(list(tokens), budget, tuple(s for s in stop_strings if s), sink, until=until)
+        job = Job(
+            list(tokens),
+            budget,
+            tuple(s for s in stop_strings if s),
+            sink,
+            until=until,
+            priority=priority,
+            user=user,
+        )
         try:
-            self._queue.put_nowait(job)
-        except queue.Full as exc:
-            raise EngineBusy(f"{self._queue.maxsize} requests are already waiting") from exc
+            self.scheduler.submit(job)
+        except QueueFull as exc:
+            raise EngineBusy(str(exc), exc.retry_after) from exc
         return job
 
     # -- the worker ------------------------------------------------------------------------
@@ -173,12 +219,20 @@ class Engine:
         finally:
             self.ready.set()
         while True:
-            job = self._queue.get()
+            job = self.scheduler.next_job()
             if job is None:
                 return
+            assert isinstance(job, Job)
             self.busy = True
+            started = time.perf_counter()
             try:
                 self._run(job)
+            except _Yielded:
+                self.stats.yielded += 1
+                job.yields += 1
+                self.scheduler.finished(job, time.perf_counter() - started)
+                self.scheduler.submit(job, front=True)
+                continue
             except Exception as exc:  # the worker must survive anything one job does
                 log.exception("generation failed")
                 self._reset_context()
@@ -187,6 +241,7 @@ class Engine:
                 job.sink(Finished("error", 0, "", error=str(exc)))
             finally:
                 self.busy = False
+            self.scheduler.finished(job, time.perf_counter() - started)
 
     def _warm_up(self) -> None:
         """One decode, so the first real request does not pay for lazy initialisation."""
@@ -238,43 +293,59 @@ class Engine:
         job.sink(Finished(reason, tokens, text))
 
     def _run(self, job: Job) -> None:
-        job.started_at = time.perf_counter()
+        if job.started_at is None:
+            job.started_at = time.perf_counter()
+        job._yield.clear()
+        if self.scheduler.waiting_above(job.priority):
+            job.request_yield()  # something more urgent arrived while this one was picked
         reason = self._interrupted(job)
         if reason:
-            self._finish(job, reason, 0, "")
+            done = job.progress
+            self._finish(job, reason, len(done.ids) if done else 0, done.text if done else "")
             return
         llm = self.model.llm
         n_ctx = llm.n_ctx()
-        if len(job.tokens) >= n_ctx:
-            raise ValueError(f"the prompt has {len(job.tokens)} tokens; the context holds {n_ctx}")
-        max_tokens = min(job.budget.max_tokens, n_ctx - len(job.tokens))
+        prompt = job.tokens + (job.progress.ids if job.progress else [])
+        if len(prompt) >= n_ctx:
+            raise ValueError(f"the prompt has {len(prompt)} tokens; the context holds {n_ctx}")
+        produced = len(job.progress.ids) if job.progress else 0
+        max_tokens = min(job.budget.max_tokens - produced, n_ctx - len(prompt))
 
-        reused = self._reuse_prefix(job.tokens)
-        rest = job.tokens[reused:]
+        reused = self._reuse_prefix(prompt)
+        rest = prompt[reused:]
         for start in range(0, len(rest), self.chunk_tokens):
             reason = self._interrupted(job)
             if reason:
-                self._finish(job, reason, 0, "")
+                done = job.progress
+                self._finish(job, reason, produced, done.text if done else "")
                 return
+            if job._yield.is_set():
+                raise _Yielded  # the evaluated part of the prompt stays, saved or live
             llm.eval(rest[start : start + self.chunk_tokens])
-        job.prompt_done_at = time.perf_counter()
         self.stats.prompt_tokens_evaluated += len(rest)
         self.stats.prompt_tokens_reused += reused
-        job.sink(PromptEvaluated(len(job.tokens), reused))
+        if job.prompt_done_at is None:
+            job.prompt_done_at = time.perf_counter()
+            job.sink(PromptEvaluated(len(job.tokens), reused))
         self._generate(job, max_tokens)
 
     def _reuse_prefix(self, tokens: list[int]) -> int:
-        """Keep the longest common prefix of the KV cache; return how many tokens it saves."""
+        """Keep (or restore) the longest saved prefix of ``tokens``; return how many it saves."""
         llm = self.model.llm
-        cached = llm._input_ids
-        n = min(len(cached), len(tokens))
-        if n == 0:
-            keep = 0
-        else:
-            differ = np.nonzero(cached[:n] != np.asarray(tokens[:n], dtype=cached.dtype))[0]
-            keep = int(differ[0]) if len(differ) else n
+        wanted = np.asarray(tokens, dtype=np.intc)
+        live = common_prefix(llm._input_ids, wanted)
+        if self.states.enabled:
+            state_id, saved = self.states.best(wanted)
+            if state_id is not None and saved >= live + MIN_GAIN:
+                if llm.n_tokens - live >= MIN_TOKENS:
+                    self.states.save(llm)  # the live context is worth coming back to
+                restored = self.states.restore(llm, state_id)
+                live = common_prefix(llm._input_ids, wanted) if restored else 0
+            elif llm.n_tokens - live >= MIN_TOKENS and live < llm.n_tokens // 2:
+                # This prompt is about to overwrite a long, different context: keep a copy.
+                self.states.save(llm)
         # At least one token must be evaluated to have fresh logits to sample from.
-        keep = min(keep, len(tokens) - 1)
+        keep = min(live, len(tokens) - 1)
         if keep < llm.n_tokens and not llm._ctx.kv_cache_seq_rm(-1, keep, -1):
             keep = 0
             llm._ctx.kv_cache_clear()
@@ -285,22 +356,29 @@ class Engine:
         llm = self.model.llm
         sampler = self._make_sampler(job.budget)
         decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
+        progress = job.progress or Progress()
+        decoder.setstate(progress.decoder_state)
         stops = job.stop_strings
         longest_stop = max((len(s) for s in stops), default=0)
-        produced = 0
-        text = ""  # everything emitted so far
-        pending = ""  # decoded text held back because it may begin a stop string
+        ids = progress.ids
+        text = progress.text  # everything emitted so far
+        pending = progress.pending  # text held back: it may begin a stop string or a line
+        budget_left = max_tokens
         reason = "length"
-        while produced < max_tokens:
+        while budget_left > 0:
             interrupted = self._interrupted(job)
             if interrupted:
                 reason = interrupted
                 break
+            if job._yield.is_set():
+                job.progress = Progress(ids, text, pending, decoder.getstate())
+                raise _Yielded
             token = sampler.sample(llm._ctx, -1)
             if token in self._stop_tokens:
                 reason = "stop"
                 break
-            produced += 1
+            ids.append(token)
+            budget_left -= 1
             pending += decoder.decode(self.model.piece(token))
             if stops:
                 hit = _find_stop(pending, stops)
@@ -323,12 +401,13 @@ class Engine:
             if ended:
                 reason = "stop"
                 break
-            if produced >= max_tokens:
+            if budget_left <= 0:
                 break
             if job.cancelled:
                 reason = "cancelled"
                 break
             llm.eval([token])
+        job.progress = None
         pending += decoder.decode(b"", final=True)
         if job.until is not None and pending and reason in ("stop", "length"):
             cut = job.until(text + pending + "\n")
@@ -339,7 +418,7 @@ class Engine:
                 job.first_token_at = time.perf_counter()
             text += pending
             job.sink(TokenText(pending))
-        self._finish(job, reason, produced, text)
+        self._finish(job, reason, len(ids), text)
 
 
 def _gate_lines(until: Until, text: str, emit: str, pending: str) -> tuple[str, str, bool]:

@@ -45,7 +45,7 @@ def _tail(path: Path, lines: int = 15) -> str:
 
 def ensure_daemon(settings: Settings, wait_s: float = 180.0) -> Health:
     """Return the health of a ready daemon, starting one when allowed and none answers."""
-    with DaemonClient(settings.daemon_url) as client:
+    with DaemonClient.for_settings(settings) as client:
         health = client.try_health()
         if health is not None and health.status == "ok":
             return health

@@ -176,6 +176,9 @@ class DoneEvent(BaseModel):
     timings: Timings
     route: RouteKind | None = None
     route_reason: str | None = None
+    cache_match: Literal["exact", "typed"] | None = Field(
+        None, description="How a cached answer matched: the same request, or typed into."
+    )
     stages: list[StageName] = Field(default_factory=list, description="Stages that were sent.")
     changed: bool | None = Field(None, description="Fix: whether the document was changed.")
     verified: bool | None = Field(None, description="Whether the final text was verified.")
@@ -230,5 +233,7 @@ class Health(BaseModel):
     cache_entries: int
     cache_bytes: int
     queue_depth: int
+    cache_status: str = Field("ok", description="'ok', or why results are not being stored.")
     engine: dict[str, int | float | str | None]
+    workload: dict[str, int | float | str | None] = Field(default_factory=dict)
     pid: int

@@ -41,6 +41,7 @@ from daemon.protocol import (
     TokenEvent,
 )
 from daemon.repair_hints import code_end, hint_candidates
+from daemon.scheduler import Priority
 from daemon.service import JobFailed, JobResult, Service, ServiceError, ms_between
 from daemon.syntax import Diagnostic, check_syntax, supported_languages
 from daemon.verify import can_verify
@@ -83,6 +84,7 @@ class Repair:
     found: Problems
     key: str
     use_ruff: bool
+    user: str
     sent: list[StageName] = field(default_factory=list)
     tokens: int = 0
     last_job: JobResult | None = None
@@ -178,7 +180,7 @@ def accepts(before: Problems, after: Problems, span: Span, lines_delta: int) -> 
     return True
 
 
-async def prepare_fix(service: Service, req: FixRequest) -> AsyncGenerator[Any, None]:
+async def prepare_fix(service: Service, req: FixRequest, user: str) -> AsyncGenerator[Any, None]:
     received = time.perf_counter()
     language = await service.language_of(req)
     if not can_verify(language):
@@ -215,8 +217,34 @@ async def prepare_fix(service: Service, req: FixRequest) -> AsyncGenerator[Any, 
         found=found,
         key=key,
         use_ruff=use_ruff,
+        user=user,
     )
-    return _stream(service, repair)
+    if req.cache and found.targets:
+        hit = await service.cached(key)
+        if hit is not None:
+            return _from_cache(repair, hit.text, service.settings.fix_span_lines)
+    document = (user, req.path) if req.path else None
+    return await service.in_flight(
+        key, lambda: _stream(service, repair), repair.request_id, document, Priority.REPAIR, user
+    )
+
+
+async def _from_cache(r: Repair, fixed: str, span_lines: int) -> AsyncGenerator[Any, None]:
+    targets = r.found.targets
+    yield StartEvent(
+        request_id=r.request_id,
+        language=r.language,
+        prompt_format="cached",
+        route="deep",
+        route_reason="a repair: diagnose, propose, verify",
+    )
+    span = choose_span(r.original.split("\n"), targets[0], span_lines)
+    yield r.stage(
+        "skeleton", _diagnosis(targets, span), diagnostics=[info(d) for d in r.found.all], span=span
+    )
+    diff = unified_diff(r.original, fixed, r.req.path)
+    yield r.stage("final", fixed, diff=diff)
+    yield _done(r, fixed, changed=True, verified=True, diff=diff, cached=True)
 
 
 async def _stream(service: Service, r: Repair) -> AsyncGenerator[Any, None]:
@@ -245,14 +273,6 @@ async def _stream(service: Service, r: Repair) -> AsyncGenerator[Any, None]:
         diagnostics=diagnostics,
         span=span,
     )
-    if r.req.cache:
-        hit = await service.cached(r.key)
-        if hit is not None:
-            diff = unified_diff(r.original, hit.text, r.req.path)
-            yield r.stage("final", hit.text, diff=diff)
-            yield _done(r, hit.text, changed=True, verified=True, diff=diff, cached=True)
-            return
-
     try:
         document = r.original
         problems = r.found
@@ -388,7 +408,15 @@ async def _continuations(
             settings.suffix_budget_tokens,
             r.header,
         )
-        relay = service.relay(prompt.tokens, service.budget(32, deadline, 0.0), "logic", ("\n",))
+        relay = service.relay(
+            prompt.tokens,
+            service.budget(32, deadline, 0.0),
+            "logic",
+            ("\n",),
+            candidate=0,
+            priority=Priority.REPAIR,
+            user=r.user,
+        )
         async for event in relay:
             yield event
         result = relay.result
@@ -465,7 +493,7 @@ async def _model_candidate(
 
     temperature = TEMPERATURES[min(index, len(TEMPERATURES) - 1)]
     budget = service.budget(settings.fix_max_tokens, deadline, temperature, seed=index + 1)
-    relay = service.relay(prompt.tokens, budget, "logic", (), until, candidate=index)
+    relay = service.relay(prompt.tokens, budget, "logic", (), until, index, Priority.REPAIR, r.user)
     async for event in relay:
         yield event
     result = relay.result

@@ -46,10 +46,12 @@ class Route:
     deadline_ms: int
     # The indentation of the body a deep completion writes ("" on the fast path).
     body_indent: str = ""
+    # Fast mode (a user who accepts most answers): the deep path without its errors pass.
+    skip_errors: bool = False
 
     @property
     def stages(self) -> tuple[str, ...]:
-        if self.kind == "deep":
+        if self.kind == "deep" and not self.skip_errors:
             return ("skeleton", "logic", "errors", "final")
         return ("skeleton", "logic", "final")
 

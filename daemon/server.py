@@ -11,8 +11,11 @@ from collections.abc import Callable
 import uvicorn
 
 from daemon.api import create_app
+from daemon.auth import TokensError, TokenStore
 from daemon.cache import ResultCache
 from daemon.engine import Engine
+from daemon.kv_states import SequenceStates
+from daemon.scheduler import Scheduler
 from daemon.service import Service
 from daemon.settings import Settings, is_loopback
 from models.loaded import LoadedModel
@@ -36,7 +39,9 @@ def build_service(settings: Settings) -> Service:
         prompt_format=settings.prompt_format,
         fingerprint_memo=settings.cache_dir / "fingerprints.json",
     )
-    engine = Engine(model, queue_size=settings.queue_size, chunk_tokens=settings.chunk_tokens)
+    scheduler = Scheduler(settings.queue_size, settings.user_queue_size)
+    states = SequenceStates(settings.kv_states_bytes)
+    engine = Engine(model, scheduler, states, chunk_tokens=settings.chunk_tokens)
     engine.start()
     cache = ResultCache(
         settings.resolved_cache_path,
@@ -68,13 +73,25 @@ def bind_socket(host: str, port: int) -> socket.socket:
     return sock
 
 
+def load_tokens(settings: Settings) -> TokenStore | None:
+    """The tokens file, required anywhere but loopback."""
+    if settings.tokens is None:
+        if not is_loopback(settings.host):
+            raise ServeError(
+                f"refusing to listen on {settings.host} without tokens: a non-loopback address "
+                f"exposes the model and its cache to the network. Create per-user tokens with "
+                f"`assist tokens add NAME --tokens tokens.toml` and start with "
+                f"--tokens tokens.toml, or use --host 127.0.0.1"
+            )
+        return None
+    try:
+        return TokenStore(settings.tokens)
+    except (TokensError, OSError) as exc:
+        raise ServeError(str(exc)) from exc
+
+
 def serve(settings: Settings, announce: Callable[[str], None]) -> None:
-    if not is_loopback(settings.host):
-        raise ServeError(
-            f"refusing to listen on {settings.host}: a non-loopback address exposes the model to "
-            f"the network and needs per-user tokens, which this version does not support yet; "
-            f"use --host 127.0.0.1"
-        )
+    tokens = load_tokens(settings)
     sock = bind_socket(settings.host, settings.port)
     service = build_service(settings)
     facts = service.model.facts
@@ -87,10 +104,16 @@ def serve(settings: Settings, announce: Callable[[str], None]) -> None:
         f"loaded in {facts.load_seconds:.2f} s\n"
         f"  backend  {facts.backend} (GPU offload {offload}, {facts.n_gpu_layers} layers "
         f"offloaded, {facts.n_threads} threads)\n"
-        f"  cache    {stats['path']} ({stats['entries']} entries)"
+        f"  cache    {stats['path']} ({stats['entries']} entries, {service.cache.status})\n"
+        f"  access   "
+        + (
+            f"tokens for {len(tokens.users)} users from {settings.tokens}"
+            if tokens
+            else "loopback, no tokens"
+        )
     )
     config = uvicorn.Config(
-        create_app(service),
+        create_app(service, tokens),
         log_level="warning",
         access_log=False,
         lifespan="off",

@@ -1,9 +1,11 @@
 """The service: what the daemon does with a validated request, independent of HTTP.
 
-It owns the model, the engine, the result cache and the cache's thread, validates budgets,
-bridges engine jobs to the event loop (``run_job``), and hands each request to its pipeline:
-``daemon.completion`` for completions, ``daemon.repair`` for fixes. The API layer turns a
-``ServiceError`` into an HTTP status and the pipelines' events into NDJSON lines.
+It owns the model, the engine and its scheduler, the result cache and the cache's thread, the
+typing index, the single-flight table and the feedback book. It validates budgets, admits work
+(or refuses it with 429 when the queue is full), bridges engine jobs to the event loop
+(``run_job``), and hands each request to its pipeline: ``daemon.completion`` for completions,
+``daemon.repair`` for fixes. The API layer turns a ``ServiceError`` into an HTTP status and the
+pipelines' events into NDJSON lines.
 """
 
 from __future__ import annotations
@@ -11,11 +13,12 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-from collections.abc import AsyncGenerator, Sequence
+from collections.abc import AsyncGenerator, Callable, Coroutine, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any
 
+from daemon.auth import LOCAL_USER
 from daemon.cache import CachedResult, ResultCache, cache_key
 from daemon.engine import (
     Budget,
@@ -28,9 +31,20 @@ from daemon.engine import (
     TokenText,
     Until,
 )
+from daemon.feedback import WINDOW as FEEDBACK_WINDOW
+from daemon.feedback import FeedbackBook, RecentAnswer
+from daemon.flights import FlightTable
 from daemon.language import detect_language
-from daemon.protocol import CompleteRequest, DocumentRequest, FixRequest, TokenEvent
+from daemon.protocol import (
+    CompleteRequest,
+    DocumentRequest,
+    FeedbackRequest,
+    FixRequest,
+    TokenEvent,
+)
+from daemon.scheduler import Priority, QueueFull
 from daemon.settings import Settings
+from daemon.typing_index import TypingIndex
 from models.families import PROMPT_FORMAT_VERSION
 from models.loaded import LoadedModel
 
@@ -109,10 +123,17 @@ class Service:
         self.model = model
         self.engine = engine
         self.cache = cache
+        self.flights = FlightTable()
+        self.typing = TypingIndex()
+        self.feedback_book = FeedbackBook()
+        self.prefetched = 0
+        self._background: set[asyncio.Task[Any]] = set()
         # SQLite calls run on one thread of their own, so a busy lock never blocks the loop.
         self.db = ThreadPoolExecutor(max_workers=1, thread_name_prefix="assist-cache")
 
     def close(self) -> None:
+        for task in self._background:
+            task.cancel()
         self.db.shutdown(wait=True)
 
     async def run_db(self, fn: Any, *args: Any) -> Any:
@@ -141,19 +162,102 @@ class Service:
                 f"deadline_ms {deadline_ms} is over this daemon's limit of {s.deadline_limit_ms}",
             )
 
-    async def complete(self, req: CompleteRequest) -> AsyncGenerator[Any, None]:
+    async def complete(
+        self, req: CompleteRequest, user: str = LOCAL_USER
+    ) -> AsyncGenerator[Any, None]:
         """Validate (raising ServiceError) and return the completion's event stream."""
         from daemon.completion import prepare_completion
 
         self.check_limits(req.max_tokens, req.deadline_ms)
-        return await prepare_completion(self, req)
+        return await prepare_completion(self, req, user)
 
-    async def fix(self, req: FixRequest) -> AsyncGenerator[Any, None]:
+    async def fix(self, req: FixRequest, user: str = LOCAL_USER) -> AsyncGenerator[Any, None]:
         """Validate (raising ServiceError) and return the repair's event stream."""
         from daemon.repair import prepare_fix
 
         self.check_limits(None, req.deadline_ms)
-        return await prepare_fix(self, req)
+        return await prepare_fix(self, req, user)
+
+    # -- admission and single flight -------------------------------------------------------
+    def admit(self, priority: Priority, user: str) -> None:
+        """Refuse (429, with Retry-After) work the queue has no room for."""
+        try:
+            self.engine.scheduler.check(priority, user)
+        except QueueFull as exc:
+            raise ServiceError(429, "busy", str(exc), retry_after=exc.retry_after) from exc
+
+    async def in_flight(
+        self,
+        key: str,
+        start: Callable[[], AsyncGenerator[Any, None]],
+        request_id: str,
+        document: tuple[str, str] | None,
+        priority: Priority,
+        user: str,
+    ) -> AsyncGenerator[Any, None]:
+        """Follow the flight computing ``key``, starting it (if admitted) when there is none."""
+        flight = self.flights.find(key)
+        if flight is None:
+            self.admit(priority, user)
+            flight = self.flights.start(key, start())
+        else:
+            self.flights.joined += 1
+        return self.flights.follow(flight, request_id, document)
+
+    # -- feedback --------------------------------------------------------------------------
+    async def fast_mode(self, user: str) -> bool:
+        if not self.feedback_book.known(user):
+            history = await self.run_db(self.cache.user_feedback, user, FEEDBACK_WINDOW)
+            if not self.feedback_book.known(user):
+                self.feedback_book.seed(user, history)
+        return self.feedback_book.fast_mode(user)
+
+    async def feedback(self, item: FeedbackRequest, user: str) -> dict[str, Any]:
+        await self.fast_mode(user)  # loads the user's history before adding to it
+        answer = self.feedback_book.answer(item.request_id)
+        language = item.language or (answer.language if answer else None)
+        await self.run_db(
+            self.cache.record_feedback, item.request_id, user, item.accepted, language
+        )
+        self.feedback_book.record(user, item.accepted)
+        outcome = "recorded"
+        if answer is not None and not item.accepted:
+            outcome = await self.run_db(
+                self.cache.demote, answer.key, self.settings.evict_after_rejects
+            )
+            if answer.typing_key:
+                self.typing.forget(answer.typing_key, answer.answer)
+        elif answer is not None and item.accepted and self.settings.prefetch:
+            self.background(self._prefetch(answer))
+            outcome = "prefetching"
+        rate, count = self.feedback_book.acceptance(user)
+        return {
+            "recorded": True,
+            "outcome": outcome,
+            "acceptance": rate,
+            "events": count,
+            "fast_mode": self.feedback_book.fast_mode(user),
+        }
+
+    def background(self, work: Coroutine[Any, Any, Any]) -> None:
+        task = asyncio.ensure_future(work)
+        self._background.add(task)
+        task.add_done_callback(self._background.discard)
+
+    async def _prefetch(self, answer: RecentAnswer) -> None:
+        """The next completion after an accepted one, computed while the model is idle."""
+        from daemon.completion import next_request
+
+        following = next_request(answer.request, answer.answer)
+        if following is None:
+            return
+        try:
+            events = await self.complete(following, answer.user)
+        except ServiceError:
+            return  # busy: prefetching is only for idle time
+        async for _ in events:
+            pass
+        self.prefetched += 1
 
     # -- the cache -------------------------------------------------------------------------
     def key(
@@ -186,6 +290,8 @@ class Service:
         budget: Budget,
         stops: Sequence[str] = (),
         until: Until | None = None,
+        priority: Priority = Priority.INTERACTIVE,
+        user: str = LOCAL_USER,
     ) -> AsyncGenerator[str | JobResult, None]:
         """Run one engine job: yields text as it arrives, then one JobResult.
 
@@ -199,7 +305,9 @@ class Service:
             loop.call_soon_threadsafe(events.put_nowait, event)
 
         try:
-            job = self.engine.submit(tokens, budget, stops, sink, until=until)
+            job = self.engine.submit(
+                tokens, budget, stops, sink, until=until, priority=priority, user=user
+            )
         except EngineBusy as exc:
             raise JobFailed("busy", f"the model is busy ({exc}); try again shortly") from exc
         except EngineClosed as exc:
@@ -249,9 +357,11 @@ class Service:
         stops: Sequence[str] = (),
         until: Until | None = None,
         candidate: int | None = None,
+        priority: Priority = Priority.INTERACTIVE,
+        user: str = LOCAL_USER,
     ) -> Relay:
         """Run a job whose text is relayed as token events of ``stage``."""
-        return Relay(self.run_job(tokens, budget, stops, until), stage, candidate)
+        return Relay(self.run_job(tokens, budget, stops, until, priority, user), stage, candidate)
 
     def budget(self, max_tokens: int, deadline: float, temperature: float, seed: int = 0) -> Budget:
         return Budget(max_tokens=max_tokens, deadline=deadline, temperature=temperature, seed=seed)

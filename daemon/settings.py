@@ -126,6 +126,17 @@ class Settings(BaseSettings):
     queue_size: int = Field(
         16, ge=1, description="Requests that may wait for the model before new ones get 429."
     )
+    user_queue_size: int = Field(
+        6, ge=1, description="Requests of one user that may wait (the rest of the queue is fair)."
+    )
+    kv_states_bytes: int = Field(
+        512 * 1024 * 1024,
+        ge=0,
+        description="Host memory for saved KV states of recent prompts (0 turns them off).",
+    )
+    prefetch: bool = Field(
+        True, description="After an answer is accepted, prepare the next one while idle."
+    )
     temperature: float = Field(0.0, ge=0.0, le=2.0, description="Sampling temperature.")
 
     # The result cache.
@@ -144,6 +155,22 @@ class Settings(BaseSettings):
     )
     cache_memory_entries: int = Field(
         2048, ge=0, description="Results kept in memory in front of SQLite."
+    )
+
+    # A daemon shared by a team.
+    tokens: Path | None = Field(
+        None,
+        description="Tokens file (TOML, hashed per-user tokens); required off loopback.",
+    )
+    token: str | None = Field(
+        None, description="Clients: the token sent to a daemon that requires one."
+    )
+    rate_limit_per_minute: int = Field(
+        600, ge=0, description="Requests per user per minute (0: no limit)."
+    )
+    rate_limit_burst: int = Field(60, ge=1, description="Requests a user may send at once.")
+    evict_after_rejects: int = Field(
+        3, ge=1, description="Rejections after which a cached answer is evicted."
     )
 
     log_level: str = Field("info", description="Log level: debug, info, warning or error.")

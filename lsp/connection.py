@@ -16,7 +16,7 @@ from typing import Any
 
 import httpx
 
-from daemon.client import NO_DELAY, DaemonError, DaemonUnavailable
+from daemon.client import NO_DELAY, DaemonError, DaemonUnavailable, auth_headers
 from daemon.launcher import can_autostart, ensure_daemon
 from daemon.protocol import ErrorBody, Health, parse_event
 from daemon.settings import Settings
@@ -50,6 +50,7 @@ class DaemonConnection:
         self._task: asyncio.Task[None] | None = None
         self._http = httpx.AsyncClient(
             base_url=self.url,
+            headers=auth_headers(settings.token),
             timeout=httpx.Timeout(120.0, connect=2.0),
             trust_env=False,
             transport=httpx.AsyncHTTPTransport(socket_options=NO_DELAY),

@@ -19,6 +19,7 @@ class AssistOptions(BaseModel):
         None, description="The daemon's URL; unset means the local default, started as needed."
     )
     autostart: bool = Field(True, description="Start the local daemon when none answers.")
+    token: str | None = Field(None, description="Token for a daemon that requires one.")
     debounce_ms: int = Field(75, ge=0, le=5000, description="Wait for typing to pause (ms).")
     max_tokens: int | None = Field(None, ge=1, le=1024, description="Tokens per completion.")
     inline_completion: bool = Field(True, description="Answer textDocument/inlineCompletion.")

@@ -93,15 +93,22 @@ class AssistServer(LanguageServer):
             self.show("; ".join(problems), types.MessageType.Warning)
         level = getattr(logging, options.log_level.upper())
         logging.getLogger().setLevel(level)
-        reconnect = self.connection is None or options.daemon_url != self.options.daemon_url
+        reconnect = (
+            self.connection is None
+            or options.daemon_url != self.options.daemon_url
+            or options.token != self.options.token
+        )
         self.options = options
         if reconnect:
             self.connect()
 
     def daemon_settings(self) -> Settings:
+        update: dict[str, Any] = {}
         if self.options.daemon_url:
-            return self.base_settings.model_copy(update={"url": self.options.daemon_url})
-        return self.base_settings
+            update["url"] = self.options.daemon_url
+        if self.options.token:
+            update["token"] = self.options.token
+        return self.base_settings.model_copy(update=update)
 
     def connect(self) -> None:
         old = self.connection

@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import queue
+import threading
 import time
 from collections.abc import Iterator
 
 import pytest
 
 from daemon.engine import Budget, Engine, Finished, PromptEvaluated, TokenText
+from daemon.kv_states import SequenceStates
+from daemon.scheduler import Priority, Scheduler
 from daemon.settings import load_settings
 from models.loaded import LoadedModel
 from models.resolve import resolve_model
@@ -33,13 +36,13 @@ def model() -> Iterator[LoadedModel]:
 
 @pytest.fixture
 def engine(model: LoadedModel) -> Iterator[Engine]:
-    eng = Engine(model, queue_size=4, chunk_tokens=32)
+    eng = Engine(model, Scheduler(4, 4), SequenceStates(64 * 1024 * 1024), chunk_tokens=32)
     eng.start()
     yield eng
     eng.close()
 
 
-def run(engine: Engine, tokens: list[int], budget: Budget, stops=(), on_token=None):
+def run(engine: Engine, tokens: list[int], budget: Budget, stops=(), on_token=None, **kw):
     events: queue.Queue = queue.Queue()
 
     def sink(event):
@@ -47,7 +50,7 @@ def run(engine: Engine, tokens: list[int], budget: Budget, stops=(), on_token=No
         if on_token and isinstance(event, TokenText):
             on_token(job)
 
-    job = engine.submit(tokens, budget, stops, sink)
+    job = engine.submit(tokens, budget, stops, sink, **kw)
     seen = []
     while True:
         event = events.get(timeout=60)
@@ -122,7 +125,7 @@ def test_stop_strings_end_the_answer_before_the_stop(engine, model):
 
 def test_suppressed_tokens_are_never_sampled(model):
     tokens = prompt(model, NUMBERS)
-    plain = Engine(model, queue_size=2)
+    plain = Engine(model)
     plain.start()
     try:
         _, events = run(plain, tokens, budget(max_tokens=1))
@@ -133,7 +136,7 @@ def test_suppressed_tokens_are_never_sampled(model):
     # A vocabulary with a reasoning marker gets it suppressed the same way (a logit bias).
     model.facts.suppressed_tokens = [favourite]
     try:
-        biased = Engine(model, queue_size=2)
+        biased = Engine(model)
         biased.start()
         _, events = run(biased, tokens, budget(max_tokens=1))
         biased.close()
@@ -146,3 +149,39 @@ def test_long_whitespace_pieces_round_trip(model):
     text = "def f():\n" + " " * 40 + "return 1\n" + "\t" * 12 + "x\n"
     pieces = b"".join(model.piece(t) for t in model.tokenize_text(text))
     assert pieces.decode() == text
+
+
+def test_a_saved_state_is_restored_when_switching_back(engine, model):
+    first = prompt(model, "# file one\n" + NUMBERS)
+    second = prompt(model, "# file two\n" + "".join(f"item_{i} = {i}\n" for i in range(80)))
+    run(engine, first, budget(max_tokens=1))
+    run(engine, second, budget(max_tokens=1))  # overwrites the live context, after saving it
+    _, events = run(engine, first + model.tokenize_text("40,\n"), budget(max_tokens=1))
+    evaluated = next(e for e in events if isinstance(e, PromptEvaluated))
+    assert evaluated.reused_tokens >= len(first) - 1
+    assert engine.states.stats.restored >= 1
+
+
+def test_a_repair_yields_to_a_completion_and_resumes_unchanged(engine, model):
+    tokens = prompt(model, NUMBERS)
+    _, alone = run(engine, tokens, budget(max_tokens=40), priority=Priority.REPAIR)
+    expected = alone[-1].text
+
+    started = threading.Event()
+    repair_events: queue.Queue = queue.Queue()
+
+    def repair_sink(event):
+        repair_events.put(event)
+        if isinstance(event, TokenText):
+            started.set()
+
+    repair = engine.submit(tokens, budget(max_tokens=40), (), repair_sink, priority=Priority.REPAIR)
+    assert started.wait(60)
+    _, interactive = run(engine, prompt(model, "def add(a, b):\n    "), budget(max_tokens=4))
+    assert interactive[-1].reason in ("stop", "length")
+    while not isinstance(done := repair_events.get(timeout=60), Finished):
+        pass
+    assert repair.yields >= 1
+    assert engine.stats.yielded >= 1
+    # The resumed repair wrote exactly what it writes without interruption.
+    assert done.text == expected and done.tokens == alone[-1].tokens

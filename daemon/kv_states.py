@@ -1,0 +1,139 @@
+"""Saved KV states of recent prompts, so switching files does not throw their prefixes away.
+
+The context holds one sequence; before a prompt that shares little with it overwrites it, its
+state (the KV cache of its tokens) is copied to host memory. When a later prompt shares more
+with a saved state than with the live one (the user came back to that file, or another user
+opened it), the saved state is restored instead of evaluating the prefix again: a memory copy
+of milliseconds instead of seconds of prompt evaluation. Bounded by bytes, least recently used
+states go first. Used only from the engine's worker thread.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import logging
+from collections import OrderedDict
+from dataclasses import dataclass
+
+import llama_cpp
+import numpy as np
+from llama_cpp import Llama
+
+log = logging.getLogger(__name__)
+
+# States shorter than this are cheaper to evaluate again than to keep.
+MIN_TOKENS = 64
+# Restore only when a saved state covers this many more tokens than the live context.
+MIN_GAIN = 32
+
+
+@dataclass
+class SavedState:
+    tokens: np.ndarray
+    data: bytes
+
+    @property
+    def size(self) -> int:
+        return len(self.data) + self.tokens.nbytes
+
+
+def common_prefix(a: np.ndarray, b: np.ndarray) -> int:
+    n = min(len(a), len(b))
+    if n == 0:
+        return 0
+    differ = np.nonzero(a[:n] != b[:n])[0]
+    return int(differ[0]) if len(differ) else n
+
+
+@dataclass
+class StateStats:
+    saved: int = 0
+    restored: int = 0
+    evicted: int = 0
+    tokens_restored: int = 0
+
+
+class SequenceStates:
+    def __init__(self, max_bytes: int) -> None:
+        self.max_bytes = max_bytes
+        self._states: OrderedDict[int, SavedState] = OrderedDict()
+        self._bytes = 0
+        self._next = 0
+        self.stats = StateStats()
+
+    @property
+    def enabled(self) -> bool:
+        return self.max_bytes > 0
+
+    @property
+    def bytes(self) -> int:
+        return self._bytes
+
+    def __len__(self) -> int:
+        return len(self._states)
+
+    def best(self, tokens: np.ndarray) -> tuple[int | None, int]:
+        """The saved state sharing the longest prefix with ``tokens``, and that length."""
+        best_id, best_len = None, 0
+        for state_id, state in self._states.items():
+            length = common_prefix(state.tokens, tokens)
+            if length > best_len:
+                best_id, best_len = state_id, length
+        return best_id, best_len
+
+    def save(self, llm: Llama) -> None:
+        """Copy the live sequence's state, unless it is short or already saved."""
+        n = llm.n_tokens
+        if not self.enabled or n < MIN_TOKENS:
+            return
+        live = np.array(llm.input_ids[:n], dtype=np.intc)
+        for state_id, state in self._states.items():
+            if len(state.tokens) == n and common_prefix(state.tokens, live) == n:
+                self._states.move_to_end(state_id)
+                return
+        ctx = llm._ctx.ctx
+        size = llama_cpp.llama_state_seq_get_size(ctx, 0)
+        if size <= 0 or size > self.max_bytes:
+            return
+        buffer = (ctypes.c_uint8 * size)()
+        written = llama_cpp.llama_state_seq_get_data(ctx, buffer, size, 0)
+        if written <= 0:
+            return
+        state = SavedState(live, ctypes.string_at(buffer, written))
+        # A state that is a prefix of the new one is now redundant.
+        for state_id in [
+            i for i, s in self._states.items() if common_prefix(s.tokens, live) == len(s.tokens)
+        ]:
+            self._drop(state_id)
+        self._states[self._next] = state
+        self._next += 1
+        self._bytes += state.size
+        self.stats.saved += 1
+        while self._bytes > self.max_bytes and self._states:
+            oldest = next(iter(self._states))
+            self._drop(oldest)
+            self.stats.evicted += 1
+
+    def _drop(self, state_id: int) -> None:
+        state = self._states.pop(state_id)
+        self._bytes -= state.size
+
+    def restore(self, llm: Llama, state_id: int) -> int:
+        """Make a saved state the live sequence; return its token count (0 on failure)."""
+        state = self._states[state_id]
+        self._states.move_to_end(state_id)
+        llm._ctx.kv_cache_clear()
+        source = (ctypes.c_uint8 * len(state.data)).from_buffer_copy(state.data)
+        read = llama_cpp.llama_state_seq_set_data(llm._ctx.ctx, source, len(state.data), 0)
+        if read <= 0:
+            log.warning("restoring a saved KV state failed; evaluating the prompt instead")
+            llm._ctx.kv_cache_clear()
+            llm.n_tokens = 0
+            self._drop(state_id)
+            return 0
+        n = len(state.tokens)
+        llm.input_ids[:n] = state.tokens
+        llm.n_tokens = n
+        self.stats.restored += 1
+        self.stats.tokens_restored += n
+        return n

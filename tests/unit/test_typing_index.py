@@ -1,0 +1,34 @@
+"""Typing the first characters of a shown answer still hits it."""
+
+from __future__ import annotations
+
+from daemon.typing_index import TypingIndex
+
+
+def test_typed_characters_of_the_answer_hit_the_rest():
+    index = TypingIndex()
+    key = index.key("model|plain|header", "\n\nprint(x)\n")
+    prefix = "def f(path):\n    "
+    index.remember(key, prefix, "with open(path) as f:\n        return f.read()", "stop", 12)
+    hit = index.match(key, prefix + "with op")
+    assert hit is not None and hit.answer == "en(path) as f:\n        return f.read()"
+    assert index.match(key, prefix + "with ol") is None  # typed something else
+    assert index.match(key, prefix) is None  # nothing typed: that is an exact hit's job
+    other = index.key("model|plain|header", "\nprint(y)\n")
+    assert index.match(other, prefix + "with op") is None  # the text after the cursor differs
+
+
+def test_the_text_before_the_answer_must_be_the_same():
+    index = TypingIndex()
+    key = index.key("c", "")
+    index.remember(key, "a = 1\nb = ", "compute()", "stop", 3)
+    assert index.match(key, "a = 2\nb = comp") is None
+    assert index.match(key, "a = 1\nb = comp").answer == "ute()"
+
+
+def test_forget_drops_a_rejected_answer():
+    index = TypingIndex()
+    key = index.key("c", "")
+    index.remember(key, "x = ", "value", "stop", 1)
+    index.forget(key, "value")
+    assert index.match(key, "x = va") is None
