@@ -7,7 +7,7 @@ PYTEST_ARGS ?=
 
 VSCODE := editors/vscode
 
-.PHONY: install run test unit e2e editors vscode lint fmt typecheck bench clean
+.PHONY: install run test unit e2e editors vscode browser lint fmt typecheck bench clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -23,7 +23,7 @@ run: $(STAMP)
 	$(BIN)/assist serve
 
 ## Lint, type-check, the VS Code extension, then the whole test suite (real model, real Neovim).
-test: lint vscode unit e2e editors
+test: lint vscode browser unit e2e editors
 
 unit: $(STAMP)
 	$(BIN)/python -m pytest tests/unit $(PYTEST_ARGS)
@@ -34,6 +34,11 @@ e2e: $(STAMP)
 ## The real-editor tests: a headless Neovim 0.12 (from the dev extra) against a real daemon.
 editors: $(STAMP)
 	$(BIN)/python -m pytest tests/editors $(PYTEST_ARGS)
+
+## Debian's Chromium, for the dashboard test (headless).
+browser:
+	@command -v chromium >/dev/null || { apt-get update -qq && \
+		DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends chromium; }
 
 ## The VS Code extension: locked install, type-check and bundle, unit tests, .vsix.
 vscode:
@@ -57,6 +62,7 @@ bench: $(STAMP)
 	$(BIN)/python tests/bench/bench_prompt_reuse.py
 	$(BIN)/python tests/bench/bench_fix.py
 	$(BIN)/python tests/bench/bench_lsp.py
+	$(BIN)/python tests/bench/bench_workstation.py
 
 clean:
 	rm -rf $(VENV) *.egg-info .pytest_cache .mypy_cache .ruff_cache

@@ -7,28 +7,38 @@ read with a size limit before parsing, so an oversized request costs nothing.
 
 from __future__ import annotations
 
+import asyncio
 import json
 import logging
 import os
+import time
 from collections.abc import AsyncGenerator, AsyncIterator
 from typing import Any
 
-from fastapi import Depends, FastAPI, Request
+from fastapi import Depends, FastAPI, Request, Response
 from fastapi.openapi.utils import get_openapi
-from fastapi.responses import JSONResponse, StreamingResponse
+from fastapi.responses import HTMLResponse, JSONResponse, StreamingResponse
+from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
 from pydantic import BaseModel, ValidationError
 
 from daemon import __version__
 from daemon.auth import LOCAL_USER, RateLimiter, TokenStore
+from daemon.dashboard import render as render_dashboard
+from daemon.gpu import gpu_figures
+from daemon.metrics import MetricsRecorder, RequestRecord
 from daemon.protocol import (
     CompleteRequest,
+    DoneEvent,
     ErrorEvent,
     FeedbackRequest,
     FixRequest,
     Health,
+    StageEvent,
+    StartEvent,
     encode_event,
 )
 from daemon.service import Service, ServiceError
+from daemon.stats import GROUPINGS, parse_window, summarize
 
 log = logging.getLogger(__name__)
 
@@ -93,22 +103,59 @@ def parse_request(body: bytes, model: type[BaseModel]) -> Any:
         raise ServiceError(
             400, "bad_request", f"the request body is not valid JSON: {exc}"
         ) from None
+    except (ValueError, RecursionError) as exc:
+        # An integer of thousands of digits, or arrays nested thousands deep.
+        raise ServiceError(400, "bad_request", f"the request body cannot be read: {exc}") from None
     try:
         return model.model_validate_json(body)
     except ValidationError as exc:
         raise ServiceError(422, "invalid_request", describe_validation(exc)) from None
 
 
-async def ndjson(events: AsyncGenerator[Any, None]) -> AsyncIterator[bytes]:
-    """One line per event; a failure mid-stream ends the stream with one error event."""
+def observe(record: RequestRecord, event: Any) -> None:
+    """Fill a request's metrics record from the events it streams."""
+    if isinstance(event, StartEvent):
+        record.route = event.route
+        record.language = event.language or record.language
+    elif isinstance(event, StageEvent):
+        record.stages[event.stage] = event.elapsed_ms
+    elif isinstance(event, DoneEvent):
+        t = event.timings
+        record.outcome = "done"
+        record.finish_reason = event.finish_reason
+        record.cached = event.cached
+        record.cache_match = event.cache_match or ("exact" if event.cached else None)
+        record.total_ms, record.first_token_ms = t.total_ms, t.first_token_ms
+        record.prompt_ms, record.queue_ms = t.prompt_ms, t.queue_ms
+        record.tokens, record.prompt_tokens = event.tokens, event.prompt_tokens
+        record.verified, record.changed = event.verified, event.changed
+        record.route = event.route or record.route
+    elif isinstance(event, ErrorEvent):
+        record.outcome = event.code if event.code in ("replaced", "busy") else "error"
+        record.error_code = event.code
+
+
+async def ndjson(
+    events: AsyncGenerator[Any, None],
+    record: RequestRecord | None = None,
+    recorder: MetricsRecorder | None = None,
+) -> AsyncIterator[bytes]:
+    """One line per event; a failure mid-stream ends the stream with one error event. The
+    request's metrics record is handed over once the stream has ended, however it ended."""
     try:
         async for event in events:
+            if record is not None:
+                observe(record, event)
             yield encode_event(event)
     except Exception as exc:
         log.exception("stream failed")
+        if record is not None:
+            record.outcome, record.error_code = "error", "internal"
         yield encode_event(ErrorEvent(code="internal", message=str(exc)))
     finally:
         await events.aclose()
+        if record is not None and recorder is not None:
+            recorder.record(record)
 
 
 def add_request_schemas(app: FastAPI, bodies: dict[str, type[BaseModel]]) -> None:
@@ -176,7 +223,14 @@ def create_app(service: Service, tokens: TokenStore | None = None) -> FastAPI:
         return user
 
     @app.exception_handler(ServiceError)
-    async def _service_error(_: Request, exc: ServiceError) -> JSONResponse:
+    async def _service_error(request: Request, exc: ServiceError) -> JSONResponse:
+        task = getattr(request.state, "task", None)
+        if task is not None and service.metrics is not None:
+            outcome = "busy" if exc.status == 429 else "refused"
+            user = getattr(request.state, "user", LOCAL_USER)
+            service.metrics.record(
+                RequestRecord(task, None, None, user, outcome, error_code=exc.code)
+            )
         return error_response(exc.status, exc.code, exc.message, exc.retry_after)
 
     @app.exception_handler(404)
@@ -239,17 +293,77 @@ def create_app(service: Service, tokens: TokenStore | None = None) -> FastAPI:
             pid=os.getpid(),
         )
 
+    def start_record(request: Request, task: str, user: str, req: Any) -> RequestRecord:
+        request.state.task, request.state.user = task, user
+        return RequestRecord(task, req.language, req.path, user, "cancelled")
+
     @app.post("/v1/complete")
     async def complete(request: Request, user: str = Depends(authenticate)) -> StreamingResponse:
+        request.state.task, request.state.user = "complete", user
         body = await read_body(request, settings.max_request_bytes)
-        events = await service.complete(parse_request(body, CompleteRequest), user)
-        return StreamingResponse(ndjson(events), media_type=NDJSON)
+        req = parse_request(body, CompleteRequest)
+        record = start_record(request, "complete", user, req)
+        events = await service.complete(req, user)
+        return StreamingResponse(ndjson(events, record, service.metrics), media_type=NDJSON)
 
     @app.post("/v1/fix")
     async def fix(request: Request, user: str = Depends(authenticate)) -> StreamingResponse:
+        request.state.task, request.state.user = "fix", user
         body = await read_body(request, settings.max_request_bytes)
-        events = await service.fix(parse_request(body, FixRequest), user)
-        return StreamingResponse(ndjson(events), media_type=NDJSON)
+        req = parse_request(body, FixRequest)
+        record = start_record(request, "fix", user, req)
+        events = await service.fix(req, user)
+        return StreamingResponse(ndjson(events, record, service.metrics), media_type=NDJSON)
+
+    async def current_stats(window: str, by: str) -> dict[str, Any]:
+        metrics = service.metrics
+        if metrics is None:
+            raise ServiceError(404, "no_metrics", "this daemon keeps no metrics (setting metrics)")
+        try:
+            window_s = parse_window(window)
+        except ValueError:
+            raise ServiceError(
+                422, "invalid_request", f"window {window!r}: use 900, 15m, 1h or 7d"
+            ) from None
+        if by not in GROUPINGS:
+            raise ServiceError(422, "invalid_request", f"by: one of {', '.join(GROUPINGS)}")
+        await asyncio.to_thread(metrics.flush)
+        since = time.time() - window_s
+        rows = await asyncio.to_thread(metrics.rows, since)
+        feedback = await asyncio.to_thread(metrics.feedback_rows, since)
+        return summarize(rows, feedback, window_s, by)
+
+    @app.get("/v1/stats")
+    async def stats(
+        window: str = "3600", by: str = "language", user: str = Depends(authenticate)
+    ) -> dict[str, Any]:
+        figures = await current_stats(window, by)
+        figures["gpu"] = gpu_figures()
+        figures["backend"] = service.model.facts.backend
+        figures["model"] = service.model.facts.name
+        return figures
+
+    @app.get("/metrics")
+    async def metrics(user: str = Depends(authenticate)) -> Response:
+        recorder = service.metrics
+        if recorder is None:
+            raise ServiceError(404, "no_metrics", "this daemon keeps no metrics (setting metrics)")
+        await asyncio.to_thread(recorder.flush)
+        recorder.prometheus.queue_depth.set(service.engine.queue_depth)
+        cache = await service.run_db(service.cache.stats)
+        recorder.prometheus.cache_entries.set(cache["entries"])
+        return Response(
+            generate_latest(recorder.prometheus.registry), media_type=CONTENT_TYPE_LATEST
+        )
+
+    @app.get("/dashboard", response_class=HTMLResponse)
+    async def dashboard(
+        window: str = "3600", by: str = "language", user: str = Depends(authenticate)
+    ) -> HTMLResponse:
+        figures = await current_stats(window, by)
+        facts = service.model.facts
+        gpus = await asyncio.to_thread(gpu_figures)
+        return HTMLResponse(render_dashboard(figures, facts.name, facts.backend, gpus))
 
     @app.post("/v1/feedback")
     async def feedback(request: Request, user: str = Depends(authenticate)) -> dict[str, Any]:

@@ -59,6 +59,12 @@ def _parser() -> argparse.ArgumentParser:
     lsp = sub.add_parser("lsp", help="run the language server on stdio (for editors)")
     add_setting_flags(lsp, CLIENT_SETTINGS)
 
+    stats = sub.add_parser("stats", help="latency, cache, acceptance and fix figures")
+    stats.add_argument("--window", default="1h", help="how far back: 900, 15m, 1h, 7d")
+    stats.add_argument("--by", default="language", choices=["language", "path", "user"])
+    stats.add_argument("--json", action="store_true", help="print the figures as JSON")
+    add_setting_flags(stats, [*CLIENT_SETTINGS, "metrics_path"])
+
     tokens = sub.add_parser("tokens", help="per-user tokens for a shared daemon")
     tokens.add_argument("action", choices=["add", "remove", "list"])
     tokens.add_argument("name", nargs="?", help="the user (add, remove)")
@@ -110,6 +116,10 @@ def main(argv: list[str] | None = None) -> int:
         from daemon.commands import run_fix
 
         return run_fix(settings, args)
+    if args.command == "stats":
+        from daemon.stats_view import run_stats
+
+        return run_stats(settings, args.window, args.by, args.json)
     if args.command == "tokens":
         from daemon.commands import run_tokens
 

@@ -106,6 +106,9 @@ class DaemonClient:
         except httpx.TransportError as exc:
             raise DaemonUnavailable(f"the daemon at {self.url} stopped answering ({exc})") from exc
 
+    def stats(self, window: str, by: str) -> dict[str, Any]:
+        return self._json("GET", f"/v1/stats?window={window}&by={by}")
+
     def cache_stats(self) -> dict[str, Any]:
         return self._json("GET", "/v1/cache/stats")
 

@@ -68,6 +68,7 @@ class Completion:
     stops: tuple[str, ...]
     user: str
     typing_key: str
+    priority: Priority = Priority.INTERACTIVE
     sent: list[StageName] = field(default_factory=list)
 
     def elapsed_ms(self) -> float:
@@ -81,7 +82,7 @@ class Completion:
 
 
 async def prepare_completion(
-    service: Service, req: CompleteRequest, user: str
+    service: Service, req: CompleteRequest, user: str, priority: Priority = Priority.INTERACTIVE
 ) -> AsyncGenerator[Any, None]:
     """Everything up to the stream: route, prompt, cache (exact, then typed), admission."""
     received = time.perf_counter()
@@ -142,6 +143,7 @@ async def prepare_completion(
         stops=stops,
         user=user,
         typing_key=typing_key,
+        priority=priority,
     )
     if req.cache:
         hit = await service.cached(key)
@@ -151,14 +153,10 @@ async def prepare_completion(
         if typed is not None:
             result = CachedResult(typed.answer, typed.finish_reason, typed.tokens, language)
             return _from_cache(service, completion, result, "typed")
-    document = (user, req.path) if req.path else None
+    # Background work (a prefetch) never replaces what the user is waiting for.
+    document = (user, req.path) if req.path and priority == Priority.INTERACTIVE else None
     return await service.in_flight(
-        key,
-        lambda: _stream(service, completion),
-        completion.request_id,
-        document,
-        Priority.INTERACTIVE,
-        user,
+        key, lambda: _stream(service, completion), completion.request_id, document, priority, user
     )
 
 
@@ -284,7 +282,7 @@ async def _fast(service: Service, c: Completion) -> AsyncGenerator[Any, None]:
     text = ""
     skeleton: str | None = None
     relay = service.relay(
-        c.prompt.tokens, budget, "logic", c.stops, until, priority=Priority.INTERACTIVE, user=c.user
+        c.prompt.tokens, budget, "logic", c.stops, until, priority=c.priority, user=c.user
     )
     async for event in relay:
         text += event.text
@@ -328,7 +326,7 @@ async def _deep(service: Service, c: Completion) -> AsyncGenerator[Any, None]:
     until = block_end(c.route.body_indent)
     budget = service.budget(c.route.max_tokens, logic_deadline, settings.temperature)
     relay = service.relay(
-        c.prompt.tokens, budget, "logic", c.stops, until, priority=Priority.INTERACTIVE, user=c.user
+        c.prompt.tokens, budget, "logic", c.stops, until, priority=c.priority, user=c.user
     )
     async for event in relay:
         yield event
@@ -354,7 +352,7 @@ async def _deep(service: Service, c: Completion) -> AsyncGenerator[Any, None]:
         )
         budget = service.budget(c.route.max_tokens, total_deadline, settings.temperature)
         relay = service.relay(
-            prompt.tokens, budget, "errors", c.stops, until, Priority.INTERACTIVE, user=c.user
+            prompt.tokens, budget, "errors", c.stops, until, c.priority, user=c.user
         )
         async for event in relay:
             yield event

@@ -192,9 +192,11 @@ class Engine:
         until: Until | None = None,
         priority: Priority = Priority.INTERACTIVE,
         user: str = "local",
+        admitted: bool = False,
     ) -> Job:
         """Queue a generation. With ``until``, text is released a whole line at a time and
-        ``until`` decides after each line whether the answer is complete."""
+        ``until`` decides after each line whether the answer is complete. ``admitted``: the
+        request already passed the scheduler's check, so this job is not refused."""
         if self._closed:
             raise EngineClosed("the engine is shutting down")
         job = Job(
@@ -207,10 +209,18 @@ class Engine:
             user=user,
         )
         try:
-            self.scheduler.submit(job)
+            self.scheduler.submit(job, admitted=admitted)
         except QueueFull as exc:
             raise EngineBusy(str(exc), exc.retry_after) from exc
         return job
+
+    def withdraw(self, job: Job) -> None:
+        """Cancel a job; one still waiting leaves the queue at once (its place goes to others)."""
+        job.cancel()
+        if self.scheduler.remove(job):
+            job.finished_at = time.perf_counter()
+            self.stats.cancelled += 1
+            job.sink(Finished("cancelled", 0, ""))
 
     # -- the worker ------------------------------------------------------------------------
     def _work(self) -> None:

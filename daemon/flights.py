@@ -81,13 +81,13 @@ class Flight:
                     if follower.request_id and hasattr(event, "request_id"):
                         event = event.model_copy(update={"request_id": follower.request_id})
                     yield event
+                if self.done:
+                    return  # everything was sent: a replacement now changes nothing
                 if follower.replaced:
                     yield ErrorEvent(
                         code="replaced",
                         message="a newer request for the same document replaced this one",
                     )
-                    return
-                if self.done:
                     return
                 async with self._changed:
                     await self._changed.wait_for(partial(self._moved, follower, seen))

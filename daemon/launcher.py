@@ -14,7 +14,7 @@ import sys
 import time
 from pathlib import Path
 
-from daemon.client import DaemonClient, DaemonUnavailable
+from daemon.client import DaemonClient, DaemonError, DaemonUnavailable
 from daemon.protocol import Health
 from daemon.settings import Settings, is_loopback
 
@@ -46,7 +46,19 @@ def _tail(path: Path, lines: int = 15) -> str:
 def ensure_daemon(settings: Settings, wait_s: float = 180.0) -> Health:
     """Return the health of a ready daemon, starting one when allowed and none answers."""
     with DaemonClient.for_settings(settings) as client:
-        health = client.try_health()
+        try:
+            health = client.health()
+        except DaemonUnavailable:
+            health = None
+        except DaemonError as exc:
+            if exc.status == 401:
+                raise DaemonError(
+                    f"the daemon at {settings.daemon_url} needs a token: set ASSIST_TOKEN, "
+                    f"`token` in the config file, or --token",
+                    401,
+                    "unauthorized",
+                ) from exc
+            raise
         if health is not None and health.status == "ok":
             return health
         if not can_autostart(settings):

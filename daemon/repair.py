@@ -19,7 +19,7 @@ import re
 import time
 import uuid
 from collections import Counter
-from collections.abc import AsyncGenerator
+from collections.abc import AsyncGenerator, Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -125,8 +125,32 @@ def choose_span(lines: list[str], problem: Diagnostic, max_lines: int) -> Span:
     return Span(start_line=start, end_line=max(end, start + 1))
 
 
+def _trim_common(old: str, new: str) -> tuple[str, str]:
+    """The parts of two texts between their common start and common end."""
+    start = _common_length(old, new, lambda text, n: text[:n])
+    rest_old, rest_new = old[start:], new[start:]
+    end = _common_length(rest_old, rest_new, lambda text, n: text[len(text) - n :])
+    return rest_old[: len(rest_old) - end], rest_new[: len(rest_new) - end]
+
+
+def _common_length(a: str, b: str, part: Callable[[str, int], str]) -> int:
+    """The longest n with part(a, n) == part(b, n), by bisection (slices compare in C)."""
+    low, high = 0, min(len(a), len(b))
+    while low < high:
+        middle = (low + high + 1) // 2
+        if part(a, middle) == part(b, middle):
+            low = middle
+        else:
+            high = middle - 1
+    return low
+
+
 def change_size(old: str, new: str) -> int:
-    """Characters inserted plus deleted: the measure of a small fix."""
+    """Characters inserted plus deleted: the measure of a small fix.
+
+    The texts are whole files that differ in a few lines: only the differing middle is
+    compared (a character-level diff of two large files would take quadratic time)."""
+    old, new = _trim_common(old, new)
     matcher = difflib.SequenceMatcher(None, old, new, autojunk=False)
     return sum(
         max(i2 - i1, j2 - j1) for tag, i1, i2, j1, j2 in matcher.get_opcodes() if tag != "equal"
@@ -532,11 +556,26 @@ async def _format(r: Repair, document: str) -> tuple[str, str | None, str | None
 
 def _changed_lines(old: str, new: str) -> set[int]:
     """Lines of ``old`` that differ in ``new`` (for an insertion: the line it lands on)."""
-    matcher = difflib.SequenceMatcher(None, old.split("\n"), new.split("\n"), autojunk=False)
+    old_lines, new_lines = old.split("\n"), new.split("\n")
+    head = 0
+    while head < min(len(old_lines), len(new_lines)) and old_lines[head] == new_lines[head]:
+        head += 1
+    tail = 0
+    while (
+        tail < min(len(old_lines), len(new_lines)) - head
+        and old_lines[-1 - tail] == new_lines[-1 - tail]
+    ):
+        tail += 1
+    matcher = difflib.SequenceMatcher(
+        None,
+        old_lines[head : len(old_lines) - tail],
+        new_lines[head : len(new_lines) - tail],
+        autojunk=False,
+    )
     changed: set[int] = set()
     for tag, i1, i2, _, _ in matcher.get_opcodes():
         if tag != "equal":
-            changed.update(range(i1, max(i2, i1 + 1)))
+            changed.update(range(head + i1, head + max(i2, i1 + 1)))
     return changed
 
 

@@ -86,15 +86,18 @@ class Scheduler:
                 self.stats.refused += 1
                 raise QueueFull(f"the model is busy: {reason}", self.retry_after())
 
-    def submit(self, job: Schedulable, front: bool = False) -> None:
+    def submit(self, job: Schedulable, front: bool = False, admitted: bool = False) -> None:
+        """Queue a job. ``admitted``: its request already passed ``check`` (a request is
+        never refused halfway through); ``front``: a job that yielded goes back first."""
         with self._cond:
             if self._closed:
                 raise QueueFull("the daemon is shutting down", 5)
-            if not front:
+            if not front and not admitted:
                 reason = self._room_for(job.priority, job.user)
                 if reason is not None:
                     self.stats.refused += 1
                     raise QueueFull(f"the model is busy: {reason}", self.retry_after())
+            if not front:
                 self.stats.submitted += 1
                 name = job.priority.name.lower()
                 self.stats.by_priority[name] = self.stats.by_priority.get(name, 0) + 1
@@ -153,6 +156,23 @@ class Scheduler:
                     del self._per_user[job.user]
                 return job
         return None
+
+    def remove(self, job: Schedulable) -> bool:
+        """Take a waiting job out (it was cancelled): it no longer holds a place in line."""
+        with self._cond:
+            line = self._lines[job.priority].get(job.user)
+            if not line or job not in line:
+                return False
+            line.remove(job)
+            if not line:
+                del self._lines[job.priority][job.user]
+                if job.user in self._turns[job.priority]:
+                    self._turns[job.priority].remove(job.user)
+            self._count -= 1
+            self._per_user[job.user] -= 1
+            if not self._per_user[job.user]:
+                del self._per_user[job.user]
+            return True
 
     def finished(self, job: Schedulable, seconds: float) -> None:
         with self._cond:

@@ -15,6 +15,7 @@ from daemon.auth import TokensError, TokenStore
 from daemon.cache import ResultCache
 from daemon.engine import Engine
 from daemon.kv_states import SequenceStates
+from daemon.metrics import MetricsRecorder
 from daemon.scheduler import Scheduler
 from daemon.service import Service
 from daemon.settings import Settings, is_loopback
@@ -49,7 +50,17 @@ def build_service(settings: Settings) -> Service:
         max_bytes=settings.cache_max_bytes,
         memory_entries=settings.cache_memory_entries,
     )
-    return Service(settings, model, engine, cache)
+    service = Service(settings, model, engine, cache)
+    if settings.metrics:
+        service.metrics = MetricsRecorder(
+            settings.resolved_metrics_path,
+            retention_days=settings.metrics_retention_days,
+            max_rows=settings.metrics_max_rows,
+            p99_warn_ms=settings.p99_warn_ms,
+            hit_rate_floor=settings.hit_rate_floor,
+            check_s=settings.metrics_check_s,
+        )
+    return service
 
 
 def bind_socket(host: str, port: int) -> socket.socket:
@@ -125,6 +136,8 @@ def serve(settings: Settings, announce: Callable[[str], None]) -> None:
     finally:
         service.engine.close()
         service.close()
+        if service.metrics is not None:
+            service.metrics.close()
         service.cache.close()
         service.model.close()
         sock.close()

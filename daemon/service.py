@@ -35,6 +35,7 @@ from daemon.feedback import WINDOW as FEEDBACK_WINDOW
 from daemon.feedback import FeedbackBook, RecentAnswer
 from daemon.flights import FlightTable
 from daemon.language import detect_language
+from daemon.metrics import FeedbackRecord, MetricsRecorder
 from daemon.protocol import (
     CompleteRequest,
     DocumentRequest,
@@ -127,6 +128,7 @@ class Service:
         self.typing = TypingIndex()
         self.feedback_book = FeedbackBook()
         self.prefetched = 0
+        self.metrics: MetricsRecorder | None = None
         self._background: set[asyncio.Task[Any]] = set()
         # SQLite calls run on one thread of their own, so a busy lock never blocks the loop.
         self.db = ThreadPoolExecutor(max_workers=1, thread_name_prefix="assist-cache")
@@ -163,13 +165,16 @@ class Service:
             )
 
     async def complete(
-        self, req: CompleteRequest, user: str = LOCAL_USER
+        self,
+        req: CompleteRequest,
+        user: str = LOCAL_USER,
+        priority: Priority = Priority.INTERACTIVE,
     ) -> AsyncGenerator[Any, None]:
         """Validate (raising ServiceError) and return the completion's event stream."""
         from daemon.completion import prepare_completion
 
         self.check_limits(req.max_tokens, req.deadline_ms)
-        return await prepare_completion(self, req, user)
+        return await prepare_completion(self, req, user, priority)
 
     async def fix(self, req: FixRequest, user: str = LOCAL_USER) -> AsyncGenerator[Any, None]:
         """Validate (raising ServiceError) and return the repair's event stream."""
@@ -220,6 +225,8 @@ class Service:
             self.cache.record_feedback, item.request_id, user, item.accepted, language
         )
         self.feedback_book.record(user, item.accepted)
+        if self.metrics is not None:
+            self.metrics.record(FeedbackRecord(user, language, item.accepted))
         outcome = "recorded"
         if answer is not None and not item.accepted:
             outcome = await self.run_db(
@@ -252,7 +259,7 @@ class Service:
         if following is None:
             return
         try:
-            events = await self.complete(following, answer.user)
+            events = await self.complete(following, answer.user, Priority.BACKGROUND)
         except ServiceError:
             return  # busy: prefetching is only for idle time
         async for _ in events:
@@ -306,7 +313,14 @@ class Service:
 
         try:
             job = self.engine.submit(
-                tokens, budget, stops, sink, until=until, priority=priority, user=user
+                tokens,
+                budget,
+                stops,
+                sink,
+                until=until,
+                priority=priority,
+                user=user,
+                admitted=True,
             )
         except EngineBusy as exc:
             raise JobFailed("busy", f"the model is busy ({exc}); try again shortly") from exc
@@ -347,7 +361,7 @@ class Service:
                     return
         finally:
             if not finished:
-                job.cancel()
+                self.engine.withdraw(job)
 
     def relay(
         self,

@@ -1,8 +1,9 @@
 """Settings of the daemon and its clients, declared once.
 
-Every field has a description; the same model yields the command-line flags (``--max-tokens``),
-the environment variables (``ASSIST_MAX_TOKENS``) and the keys of the TOML config file
-(``max_tokens = 64``). Precedence: flags, environment, config file, defaults.
+Every field has a description; the same model yields the command-line flags
+(``--fast-max-tokens``), the environment variables (``ASSIST_FAST_MAX_TOKENS``) and the keys of
+the TOML config file (``fast_max_tokens = 32``). Precedence: flags, environment, config file,
+defaults.
 """
 
 from __future__ import annotations
@@ -173,6 +174,21 @@ class Settings(BaseSettings):
         3, ge=1, description="Rejections after which a cached answer is evicted."
     )
 
+    # What the daemon does, in figures.
+    metrics: bool = Field(True, description="Keep one record per request for stats and /metrics.")
+    metrics_path: Path | None = Field(
+        None, description="SQLite file of request records; defaults to CACHE_DIR/metrics.sqlite3."
+    )
+    metrics_retention_days: float = Field(30.0, gt=0, description="Keep records this many days.")
+    metrics_max_rows: int = Field(1_000_000, ge=1000, description="Keep at most this many records.")
+    p99_warn_ms: float = Field(
+        500.0, gt=0, description="Warn when fast-path completions' P99 goes above this (ms)."
+    )
+    hit_rate_floor: float = Field(
+        0.05, ge=0, le=1, description="Warn when the completion cache hit rate falls below this."
+    )
+    metrics_check_s: float = Field(60.0, gt=0, description="How often those two are checked (s).")
+
     log_level: str = Field("info", description="Log level: debug, info, warning or error.")
 
     @classmethod
@@ -193,6 +209,10 @@ class Settings(BaseSettings):
     @property
     def resolved_cache_path(self) -> Path:
         return self.cache_path or (self.cache_dir / "cache.sqlite3")
+
+    @property
+    def resolved_metrics_path(self) -> Path:
+        return self.metrics_path or (self.cache_dir / "metrics.sqlite3")
 
     @property
     def daemon_url(self) -> str:

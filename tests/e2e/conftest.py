@@ -71,8 +71,13 @@ def start_daemon(work: Path, **overrides: object) -> RunningDaemon:
     settings = load_settings(**values)
     log = work / f"daemon-{settings.port}.log"
     process = spawn_daemon(settings, log)
-    with DaemonClient(settings.daemon_url) as client:
-        health = wait_ready(client, process, log, 180)
+    try:
+        with DaemonClient.for_settings(settings) as client:
+            health = wait_ready(client, process, log, 180)
+    except BaseException:
+        process.kill()
+        process.wait()
+        raise
     return RunningDaemon(settings, process, health, log)
 
 
