@@ -79,7 +79,7 @@ def _parser() -> argparse.ArgumentParser:
 
     bench = sub.add_parser("bench", help="measure latency, cache hits and daemon overhead")
     bench.add_argument("--repeat", type=int, default=5, help="runs per measurement")
-    bench.add_argument("--tokens", type=int, default=32, help="tokens per completion")
+    bench.add_argument("--completion-tokens", type=int, default=32, help="tokens per completion")
     bench.add_argument("--json", action="store_true", help="print the figures as JSON")
     add_setting_flags(bench, ["model_path", "n_ctx", "n_threads", "cache_dir"])
     return parser
@@ -135,7 +135,9 @@ def main(argv: list[str] | None = None) -> int:
     if args.command == "bench":
         from daemon.bench import run_bench
 
-        return run_bench(settings, repeat=args.repeat, tokens=args.tokens, as_json=args.json)
+        return run_bench(
+            settings, repeat=args.repeat, tokens=args.completion_tokens, as_json=args.json
+        )
     return EXIT_USAGE
 
 

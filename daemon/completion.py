@@ -299,14 +299,16 @@ async def _fast(service: Service, c: Completion) -> AsyncGenerator[Any, None]:
     yield c.stage("logic", answer if verdict.ok else skeleton, verdict)
     final, final_verdict = answer, verdict
     if not verdict.ok:
-        first = await _verify(c, skeleton)
-        final = skeleton if first.ok else ""
-        final_verdict = Verdict(
-            False,
-            f"the answer failed verification ({verdict.reason}); kept the first line"
-            if first.ok
-            else f"the answer failed verification ({verdict.reason})",
-        )
+        # The whole answer does not parse; its first line may, on its own.
+        first = await _verify(c, skeleton) if skeleton != answer else verdict
+        if first.ok and skeleton.strip():
+            final = skeleton
+            final_verdict = Verdict(
+                True, f"kept the first line: the rest failed verification ({verdict.reason})"
+            )
+        else:
+            final = ""
+            final_verdict = Verdict(False, f"the answer failed verification ({verdict.reason})")
     yield c.stage("final", final, final_verdict)
     if result.reason in ("stop", "length") and final_verdict.ok:
         await _keep(service, c, final, result, result.tokens)
@@ -449,6 +451,7 @@ def _done(
             prompt_ms=ms_between(job.started_at or c.received, job.prompt_done_at) or 0.0,
             first_token_ms=ms_between(c.received, job.first_token_at),
             total_ms=ms_between(c.received, now) or 0.0,
+            engine_ms=ms_between(job.started_at or c.received, job.finished_at),
         )
     return DoneEvent(
         request_id=c.request_id,

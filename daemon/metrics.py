@@ -18,7 +18,7 @@ import sqlite3
 import threading
 import time
 from collections import deque
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -27,8 +27,9 @@ from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram
 log = logging.getLogger(__name__)
 
 LATENCY_BUCKETS = (0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.0, 5.0, 10.0, 30.0, 60.0)
-_BATCH = 200
+_BATCH = 500
 _FLUSH_S = 0.25
+_GATHER_S = 0.2
 _QUEUE = 20_000
 # Warnings look at this much recent history and repeat at most this often.
 _WATCH_S = 300.0
@@ -133,15 +134,19 @@ def connect(path: Path) -> sqlite3.Connection:
 
 
 def _row(record: RequestRecord) -> tuple[Any, ...]:
-    data = asdict(record)
-    data["stages"] = json.dumps(record.stages) if record.stages else None
-    return tuple(data[c] for c in _COLUMNS)
+    return tuple(
+        (json.dumps(record.stages) if record.stages else None)
+        if column == "stages"
+        else getattr(record, column)
+        for column in _COLUMNS
+    )
 
 
 class PrometheusView:
     """The collectors /metrics serves, fed by the recorder thread."""
 
     def __init__(self) -> None:
+        self._children: dict[tuple[int, tuple[str, ...]], Any] = {}
         self.registry = CollectorRegistry()
         r = self.registry
         self.requests = Counter(
@@ -175,19 +180,27 @@ class PrometheusView:
         self.queue_depth = Gauge("assist_queue_depth", "Jobs waiting for the model", registry=r)
         self.cache_entries = Gauge("assist_cache_entries", "Results in the cache", registry=r)
 
+    def _child(self, metric: Any, *labels: str) -> Any:
+        """A labelled child, looked up once (labels() is the costly part of an update)."""
+        key = (id(metric), labels)
+        child = self._children.get(key)
+        if child is None:
+            child = self._children[key] = metric.labels(*labels)
+        return child
+
     def observe(self, record: RequestRecord) -> None:
         language = record.language or "unknown"
-        self.requests.labels(record.task, language, record.outcome).inc()
+        self._child(self.requests, record.task, language, record.outcome).inc()
         if record.cached:
-            self.hits.labels(record.task, language, record.cache_match or "exact").inc()
+            self._child(self.hits, record.task, language, record.cache_match or "exact").inc()
         if record.outcome == "error":
-            self.errors.labels(record.task, record.error_code or "unknown").inc()
+            self._child(self.errors, record.task, record.error_code or "unknown").inc()
         if record.total_ms is not None and record.outcome == "done":
-            self.latency.labels(record.task, language, record.route or "none").observe(
-                record.total_ms / 1000
-            )
+            route = record.route or "none"
+            self._child(self.latency, record.task, language, route).observe(record.total_ms / 1000)
         if record.first_token_ms is not None and record.outcome == "done":
-            self.first_token.labels(record.task, language).observe(record.first_token_ms / 1000)
+            seconds = record.first_token_ms / 1000
+            self._child(self.first_token, record.task, language).observe(seconds)
         if record.task == "fix" and record.outcome == "done":
             if record.changed:
                 result = "fixed"
@@ -252,8 +265,13 @@ class MetricsRecorder:
             batch: list[Any] = []
             try:
                 batch.append(self._queue.get(timeout=_FLUSH_S))
+                # Let records gather instead of waking for each one: the thread then takes the
+                # interpreter's lock a few times a second, not once per request.
+                if not isinstance(batch[0], threading.Event) and self._queue.qsize() < _BATCH:
+                    self._stop.wait(_GATHER_S)
                 while len(batch) < _BATCH:
-                    batch.append(self._queue.get_nowait())
+                    item = self._queue.get_nowait()
+                    batch.append(item)
             except queue.Empty:
                 pass
             if batch:

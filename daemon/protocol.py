@@ -117,6 +117,9 @@ class Timings(BaseModel):
     prompt_ms: float = 0.0
     first_token_ms: float | None = None
     total_ms: float = 0.0
+    engine_ms: float | None = Field(
+        None, description="Time the model's worker spent on the answer's (first) generation."
+    )
 
 
 class StartEvent(BaseModel):

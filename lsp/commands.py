@@ -44,6 +44,10 @@ def register(server: AssistServer) -> None:
             if not isinstance(item, dict) or "requestId" not in item:
                 continue
             request_id = str(item["requestId"])
+            if item.get("accepted", True):
+                if len(ls.accepted) > 10_000:
+                    ls.accepted.clear()  # ids of answers long gone
+                ls.accepted.add(request_id)
             body = {
                 "request_id": request_id,
                 "accepted": bool(item.get("accepted", True)),

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from lsprotocol import types
 
 from daemon.client import DaemonError
+from daemon.prompt import split_at_cursor
 from daemon.protocol import CompleteRequest, DoneEvent, ErrorEvent, StageEvent
 from lsp.debounce import is_superseded
 from lsp.positions import to_client, to_daemon
@@ -51,10 +52,47 @@ async def ask(ls: AssistServer, uri: str, position: types.Position) -> Answer | 
         ls.debouncer.finished(uri)
 
 
+@dataclass(frozen=True)
+class Shown:
+    """An answer the editor was given, and the text before the cursor when it was."""
+
+    request_id: str
+    before: str
+    answer: str
+
+
+def still_possible(shown: Shown, before: str) -> bool:
+    """Whether the user may still be typing (or has inserted) the shown answer."""
+    if not before.startswith(shown.before):
+        return False
+    typed = before[len(shown.before) :]
+    return shown.answer.startswith(typed) or typed.startswith(shown.answer)
+
+
+def judge_shown(ls: AssistServer, uri: str, before: str) -> None:
+    """A shown answer that the user typed past, or away from, without accepting: rejected."""
+    shown = ls.shown.get(uri)
+    if shown is None or still_possible(shown, before):
+        return
+    del ls.shown[uri]
+    if shown.request_id in ls.accepted:
+        ls.accepted.discard(shown.request_id)
+        return
+    body = {
+        "request_id": shown.request_id,
+        "accepted": False,
+        "language": ls.answer_languages.pop(shown.request_id, None),
+    }
+    if ls.connection is not None:
+        ls.background(ls.connection.post("/v1/feedback", body))
+
+
 async def _ask(ls: AssistServer, uri: str, position: types.Position) -> Answer | None:
     document = ls.workspace.get_text_document(uri)
     line, column = to_daemon(document, position)
     text = document.source
+    before = split_at_cursor(text, line, column)[0]
+    judge_shown(ls, uri, before)
     profile = await ls.profiles.profile_for(uri, text, document.language_id)
     request_id = uuid.uuid4().hex[:16]
     request = CompleteRequest(
@@ -82,6 +120,7 @@ async def _ask(ls: AssistServer, uri: str, position: types.Position) -> Answer |
                 ls.answer_languages[request_id] = profile.language if profile else None
                 if not event.text.strip():
                     return None
+                ls.shown[uri] = Shown(request_id, before, event.text)
                 return Answer(request_id, event.text, line, column)
     except DaemonError as exc:
         log.warning("completion failed: %s", exc)

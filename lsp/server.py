@@ -72,6 +72,10 @@ class AssistServer(LanguageServer):
         self.last_latency_ms: float | None = None
         # Which language each answer was for, so feedback can be recorded per language.
         self.answer_languages: dict[str, str | None] = {}
+        # The last answer shown per document, and the answers the user accepted: an answer
+        # typed past without being accepted is reported as rejected.
+        self.shown: dict[str, Any] = {}
+        self.accepted: set[str] = set()
         self._tasks: set[asyncio.Task[Any]] = set()
 
     def background(self, work: Coroutine[Any, Any, Any]) -> None:

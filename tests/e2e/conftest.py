@@ -59,6 +59,7 @@ def start_daemon(work: Path, **overrides: object) -> RunningDaemon:
     values: dict[str, object] = {
         "port": free_port(),
         "cache_path": work / "cache.sqlite3",
+        "metrics_path": work / "metrics.sqlite3",
         "fast_max_tokens": 24,
         "deep_max_tokens": 48,
         # Tests assert what happens, not how fast: deadlines that a loaded machine still meets.

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -181,3 +182,11 @@ def test_complete_starts_one_daemon_for_two_clients(project, tmp_path):
             health = client.try_health()
         if health is not None:
             os.kill(health.pid, 15)
+
+
+def test_bench_prints_its_figures():
+    out = assist("bench", "--repeat", "1", "--completion-tokens", "16", "--json", timeout=600)
+    assert out.returncode == 0, out.stdout + out.stderr
+    figures = json.loads(out.stdout)
+    assert figures["tokens"] >= 1 and figures["hit_ms"] > 0
+    assert figures["hit_speedup"] > 1 and figures["overhead_ratio"] > 0

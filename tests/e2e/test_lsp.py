@@ -4,6 +4,7 @@ Neovim and of VS Code, the real server over stdio, a real daemon and the real mo
 from __future__ import annotations
 
 import asyncio
+import sqlite3
 import sys
 from pathlib import Path
 from typing import Any
@@ -316,3 +317,47 @@ async def test_bad_settings_give_one_message_and_defaults(misconfigured: Languag
         )
     )
     assert result is not None and result.items
+
+
+async def test_an_answer_typed_away_from_is_reported_rejected(client, workspace, daemon):
+    text = unique(LOAD_CONFIG) + "with open(path) as handle:\n        "
+    uri = open_document(client, workspace / "reject.py", text)
+    first = await client.text_document_inline_completion_async(
+        types.InlineCompletionParams(
+            text_document=types.TextDocumentIdentifier(uri=uri),
+            position=end_of(text),
+            context=types.InlineCompletionContext(
+                trigger_kind=types.InlineCompletionTriggerKind.Invoked
+            ),
+        )
+    )
+    assert first is not None and first.items
+    shown_id = first.items[0].command.arguments[0]["requestId"]
+    changed = text + "raise SystemExit  # the user wrote something else\n        "
+    client.text_document_did_change(
+        types.DidChangeTextDocumentParams(
+            text_document=types.VersionedTextDocumentIdentifier(uri=uri, version=2),
+            content_changes=[types.TextDocumentContentChangeWholeDocument(text=changed)],
+        )
+    )
+    await client.text_document_inline_completion_async(
+        types.InlineCompletionParams(
+            text_document=types.TextDocumentIdentifier(uri=uri),
+            position=end_of(changed),
+            context=types.InlineCompletionContext(
+                trigger_kind=types.InlineCompletionTriggerKind.Automatic
+            ),
+        )
+    )
+    cache = sqlite3.connect(daemon.settings.resolved_cache_path)
+    try:
+        for _ in range(100):
+            row = cache.execute(
+                "SELECT accepted FROM feedback WHERE request_id = ?", (shown_id,)
+            ).fetchone()
+            if row is not None:
+                break
+            await asyncio.sleep(0.05)
+    finally:
+        cache.close()
+    assert row == (0,)
