@@ -125,3 +125,19 @@ def test_fixes_are_cached(daemon):
     first = stream(daemon, "/v1/fix", body)[-1]
     second = stream(daemon, "/v1/fix", body)[-1]
     assert first.changed and second.cached is True and second.text == first.text
+
+
+def test_ruff_findings_count_in_a_ruff_workspace(daemon):
+    code = unique("import json\n\n\ndef load(path):\n    return jsn.load(open(path))\n")
+    profile = {"language": "python", "tools": ["ruff"]}
+    body = {"text": code, "path": "l.py", "profile": profile, "candidates": 1}
+    events = stream(daemon, "/v1/fix", body)
+    skeleton = stages_of(events)[0]
+    codes = {d.code for d in skeleton.diagnostics}
+    assert "F821" in codes  # undefined name, found by ruff: the file parses
+    assert any(d.source == "ruff" for d in skeleton.diagnostics)
+    done = events[-1]
+    assert any(d.code == "F821" for d in done.diagnostics)
+    if done.changed:
+        assert check_syntax("python", done.text) == []
+        assert "jsn.load" not in done.text
