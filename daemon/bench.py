@@ -10,7 +10,6 @@ machine load. Figures are medians.
 from __future__ import annotations
 
 import json
-import socket
 import statistics
 import tempfile
 import time
@@ -20,7 +19,7 @@ from typing import Any
 
 from daemon.client import DaemonClient
 from daemon.engine import Budget, Engine, Job
-from daemon.launcher import spawn_daemon, wait_ready
+from daemon.launcher import free_port, launch
 from daemon.protocol import CompleteRequest, DoneEvent, WorkspaceProfile
 from daemon.settings import Settings
 
@@ -77,13 +76,6 @@ class BenchResult:
     composed_ratio: float
 
 
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port: int = sock.getsockname()[1]
-        return port
-
-
 def _timed(client: DaemonClient, request: CompleteRequest) -> tuple[float, DoneEvent]:
     start = time.perf_counter()
     done = None
@@ -130,7 +122,7 @@ def measure(settings: Settings, repeat: int, tokens: int) -> BenchResult:
     from models.resolve import resolve_model
 
     work = Path(tempfile.mkdtemp(prefix="assist-bench-"))
-    port = _free_port()
+    port = free_port()
     bench_settings = settings.model_copy(
         update={
             "port": port,
@@ -139,10 +131,9 @@ def measure(settings: Settings, repeat: int, tokens: int) -> BenchResult:
             "cache_path": work / "cache.sqlite3",
         }
     )
-    process = spawn_daemon(bench_settings, work / "daemon.log")
+    process, health = launch(bench_settings, work / "daemon.log")
     try:
         client = DaemonClient(bench_settings.daemon_url)
-        health = wait_ready(client, process, work / "daemon.log", 180)
 
         resolved = resolve_model(settings.model_path, settings.cache_dir)
         model = LoadedModel(

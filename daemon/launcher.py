@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import fcntl
 import os
+import socket
 import subprocess
 import sys
 import time
@@ -111,3 +112,25 @@ def wait_ready(
             )
         time.sleep(0.1)
     raise DaemonUnavailable(f"the daemon did not become ready within {wait_s:.0f} s; see {log}")
+
+
+def free_port() -> int:
+    """A loopback port nothing listens on now (for daemons started by tests and benchmarks)."""
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port: int = sock.getsockname()[1]
+        return port
+
+
+def launch(
+    settings: Settings, log: Path, wait_s: float = 180.0
+) -> tuple[subprocess.Popen[bytes], Health]:
+    """Start a daemon with ``settings`` and wait until it is ready; kill it if it never is."""
+    process = spawn_daemon(settings, log)
+    try:
+        with DaemonClient.for_settings(settings) as client:
+            return process, wait_ready(client, process, log, wait_s)
+    except BaseException:
+        process.kill()
+        process.wait()
+        raise

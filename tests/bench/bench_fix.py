@@ -21,11 +21,10 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from daemon.bench import _free_port
 from daemon.client import DaemonClient
 from daemon.engine import Budget, Engine, Finished
 from daemon.language import language_info
-from daemon.launcher import spawn_daemon, wait_ready
+from daemon.launcher import free_port, launch
 from daemon.protocol import DoneEvent, FixRequest, StageEvent
 from daemon.repair import keeps_code
 from daemon.settings import Settings, load_settings
@@ -58,14 +57,13 @@ def expected(path: Path) -> str | None:
 
 def run_pipeline(settings: Settings, files: list[Path]) -> FixRun:
     work = Path(tempfile.mkdtemp(prefix="assist-bench-fix-"))
-    settings = settings.model_copy(update={"port": _free_port(), "cache_path": work / "c.sqlite3"})
-    process = spawn_daemon(settings, work / "daemon.log")
+    settings = settings.model_copy(update={"port": free_port(), "cache_path": work / "c.sqlite3"})
+    process, _ = launch(settings, work / "daemon.log")
     run = FixRun()
     skeleton_ms: list[float] = []
     totals: list[float] = []
     try:
         with DaemonClient(settings.daemon_url) as client:
-            wait_ready(client, process, work / "daemon.log", 180)
             for path in files:
                 text = path.read_text()
                 request = FixRequest(text=text, path=path.name, cache=False)

@@ -22,9 +22,8 @@ from pathlib import Path
 from lsprotocol import types
 from pytest_lsp import ClientServerConfig, LanguageClient, client_capabilities
 
-from daemon.bench import _free_port
 from daemon.client import DaemonClient
-from daemon.launcher import spawn_daemon, wait_ready
+from daemon.launcher import free_port, launch
 from daemon.protocol import CompleteRequest, DoneEvent
 from daemon.settings import load_settings
 
@@ -110,11 +109,9 @@ async def main() -> int:
     workspace = work / "project"
     workspace.mkdir()
     (workspace / "pyproject.toml").write_text('[project]\nname = "x"\nrequires-python = ">=3.11"\n')
-    settings = load_settings(port=_free_port(), cache_path=work / "cache.sqlite3")
-    process = spawn_daemon(settings, work / "daemon.log")
+    settings = load_settings(port=free_port(), cache_path=work / "cache.sqlite3")
+    process, _ = launch(settings, work / "daemon.log")
     try:
-        with DaemonClient(settings.daemon_url) as client:
-            wait_ready(client, process, work / "daemon.log", 180)
         # Warm the cache through the server (the profile it sends is part of the key).
         await lsp_hits(settings.daemon_url, workspace, 0)
         direct = statistics.median(http_hits(settings.daemon_url))

@@ -18,9 +18,8 @@ import tempfile
 import time
 from pathlib import Path
 
-from daemon.bench import _free_port
 from daemon.client import DaemonClient
-from daemon.launcher import spawn_daemon, wait_ready
+from daemon.launcher import free_port, launch
 from daemon.protocol import CompleteRequest, DoneEvent
 from daemon.settings import Settings, load_settings
 
@@ -33,15 +32,13 @@ def start(
 ) -> tuple[DaemonClient, subprocess.Popen[bytes]]:
     settings = settings.model_copy(
         update={
-            "port": _free_port(),
+            "port": free_port(),
             "cache_path": work / f"{name}.sqlite3",
             "metrics_path": work / f"{name}-metrics.sqlite3",
         }
     )
-    process = spawn_daemon(settings, work / f"{name}.log")
-    client = DaemonClient(settings.daemon_url)
-    wait_ready(client, process, work / f"{name}.log", 180)
-    return client, process
+    process, _ = launch(settings, work / f"{name}.log")
+    return DaemonClient(settings.daemon_url), process
 
 
 def hit(client: DaemonClient, request: CompleteRequest) -> float:

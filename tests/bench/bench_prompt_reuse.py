@@ -17,9 +17,9 @@ import time
 import uuid
 from pathlib import Path
 
-from daemon.bench import SETTLE_S, _free_port
+from daemon.bench import SETTLE_S
 from daemon.client import DaemonClient
-from daemon.launcher import spawn_daemon, wait_ready
+from daemon.launcher import free_port, launch
 from daemon.protocol import CompleteRequest, DoneEvent, WorkspaceProfile
 from daemon.settings import load_settings
 
@@ -61,12 +61,11 @@ def first_token_ms(client: DaemonClient, text: str) -> tuple[float, DoneEvent]:
 
 def main(rounds: int = 5) -> int:
     work = Path(tempfile.mkdtemp(prefix="assist-bench-reuse-"))
-    settings = load_settings(port=_free_port(), cache_path=work / "cache.sqlite3")
-    process = spawn_daemon(settings, work / "daemon.log")
+    settings = load_settings(port=free_port(), cache_path=work / "cache.sqlite3")
+    process, _ = launch(settings, work / "daemon.log")
     cold, typing, header = [], [], []
     try:
         with DaemonClient(settings.daemon_url) as client:
-            wait_ready(client, process, work / "daemon.log", 180)
             prompt_tokens = 0
             for _ in range(rounds):
                 text = document()

@@ -19,9 +19,8 @@ import time
 import uuid
 from pathlib import Path
 
-from daemon.bench import _free_port
 from daemon.client import DaemonClient
-from daemon.launcher import spawn_daemon, wait_ready
+from daemon.launcher import free_port, launch
 from daemon.protocol import CompleteRequest, DoneEvent, FixRequest
 from daemon.settings import Settings, load_settings
 
@@ -39,11 +38,9 @@ def handler_{n}(request: dict) -> dict:
 
 def start(settings: Settings, work: Path) -> tuple[Settings, subprocess.Popen[bytes]]:
     settings = settings.model_copy(
-        update={"port": _free_port(), "cache_path": work / f"cache-{uuid.uuid4().hex[:6]}.sqlite3"}
+        update={"port": free_port(), "cache_path": work / f"cache-{uuid.uuid4().hex[:6]}.sqlite3"}
     )
-    process = spawn_daemon(settings, work / "daemon.log")
-    with DaemonClient(settings.daemon_url) as client:
-        wait_ready(client, process, work / "daemon.log", 180)
+    process, _ = launch(settings, work / "daemon.log")
     return settings, process
 
 

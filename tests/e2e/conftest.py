@@ -6,7 +6,6 @@ that need a daemon of their own start one with ``start_daemon``.
 
 from __future__ import annotations
 
-import socket
 import subprocess
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -16,16 +15,9 @@ import httpx
 import pytest
 
 from daemon.client import DaemonClient
-from daemon.launcher import spawn_daemon, wait_ready
+from daemon.launcher import free_port, launch
 from daemon.protocol import Health
 from daemon.settings import Settings, load_settings
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port: int = sock.getsockname()[1]
-        return port
 
 
 @dataclass
@@ -71,14 +63,7 @@ def start_daemon(work: Path, **overrides: object) -> RunningDaemon:
     values.update(overrides)
     settings = load_settings(**values)
     log = work / f"daemon-{settings.port}.log"
-    process = spawn_daemon(settings, log)
-    try:
-        with DaemonClient.for_settings(settings) as client:
-            health = wait_ready(client, process, log, 180)
-    except BaseException:
-        process.kill()
-        process.wait()
-        raise
+    process, health = launch(settings, log)
     return RunningDaemon(settings, process, health, log)
 
 
