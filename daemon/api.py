@@ -12,7 +12,7 @@ import json
 import logging
 import os
 import time
-from collections.abc import AsyncGenerator, AsyncIterator
+from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable
 from typing import Any
 
 from fastapi import Depends, FastAPI, Request, Response
@@ -28,6 +28,7 @@ from daemon.gpu import gpu_figures
 from daemon.metrics import MetricsRecorder, RequestRecord
 from daemon.protocol import (
     CompleteRequest,
+    DocumentRequest,
     DoneEvent,
     ErrorEvent,
     FeedbackRequest,
@@ -293,32 +294,37 @@ def create_app(service: Service, tokens: TokenStore | None = None) -> FastAPI:
             pid=os.getpid(),
         )
 
-    def start_record(request: Request, task: str, user: str, req: Any) -> RequestRecord:
+    async def streamed(
+        request: Request,
+        user: str,
+        task: str,
+        model: type[DocumentRequest],
+        run: Callable[[Any, str], Awaitable[AsyncGenerator[Any, None]]],
+    ) -> StreamingResponse:
+        """Read, validate and run a request whose answer streams, with its metrics record."""
+        # Set first: a request refused below (413, 422, 429) is recorded with its task too.
         request.state.task, request.state.user = task, user
-        return RequestRecord(task, req.language, req.path, user, "cancelled")
+        body = await read_body(request, settings.max_request_bytes)
+        req = parse_request(body, model)
+        record = RequestRecord(task, req.language, req.path, user, "cancelled")
+        events = await run(req, user)
+        return StreamingResponse(ndjson(events, record, service.metrics), media_type=NDJSON)
 
     @app.post("/v1/complete")
     async def complete(request: Request, user: str = Depends(authenticate)) -> StreamingResponse:
-        request.state.task, request.state.user = "complete", user
-        body = await read_body(request, settings.max_request_bytes)
-        req = parse_request(body, CompleteRequest)
-        record = start_record(request, "complete", user, req)
-        events = await service.complete(req, user)
-        return StreamingResponse(ndjson(events, record, service.metrics), media_type=NDJSON)
+        return await streamed(request, user, "complete", CompleteRequest, service.complete)
 
     @app.post("/v1/fix")
     async def fix(request: Request, user: str = Depends(authenticate)) -> StreamingResponse:
-        request.state.task, request.state.user = "fix", user
-        body = await read_body(request, settings.max_request_bytes)
-        req = parse_request(body, FixRequest)
-        record = start_record(request, "fix", user, req)
-        events = await service.fix(req, user)
-        return StreamingResponse(ndjson(events, record, service.metrics), media_type=NDJSON)
+        return await streamed(request, user, "fix", FixRequest, service.fix)
+
+    def recorder() -> MetricsRecorder:
+        if service.metrics is None:
+            raise ServiceError(404, "no_metrics", "this daemon keeps no metrics (setting metrics)")
+        return service.metrics
 
     async def current_stats(window: str, by: str) -> dict[str, Any]:
-        metrics = service.metrics
-        if metrics is None:
-            raise ServiceError(404, "no_metrics", "this daemon keeps no metrics (setting metrics)")
+        metrics = recorder()
         try:
             window_s = parse_window(window)
         except ValueError:
@@ -345,15 +351,13 @@ def create_app(service: Service, tokens: TokenStore | None = None) -> FastAPI:
 
     @app.get("/metrics")
     async def metrics(user: str = Depends(authenticate)) -> Response:
-        recorder = service.metrics
-        if recorder is None:
-            raise ServiceError(404, "no_metrics", "this daemon keeps no metrics (setting metrics)")
-        await asyncio.to_thread(recorder.flush)
-        recorder.prometheus.queue_depth.set(service.engine.queue_depth)
+        metrics = recorder()
+        await asyncio.to_thread(metrics.flush)
+        metrics.prometheus.queue_depth.set(service.engine.queue_depth)
         cache = await service.run_db(service.cache.stats)
-        recorder.prometheus.cache_entries.set(cache["entries"])
+        metrics.prometheus.cache_entries.set(cache["entries"])
         return Response(
-            generate_latest(recorder.prometheus.registry), media_type=CONTENT_TYPE_LATEST
+            generate_latest(metrics.prometheus.registry), media_type=CONTENT_TYPE_LATEST
         )
 
     @app.get("/dashboard", response_class=HTMLResponse)

@@ -15,7 +15,7 @@ import time
 import uuid
 from collections.abc import AsyncGenerator
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import Any, Literal
 
 from daemon.blocks import (
     block_end,
@@ -73,6 +73,16 @@ class Completion:
 
     def elapsed_ms(self) -> float:
         return ms_between(self.received, time.perf_counter()) or 0.0
+
+    def start_event(self) -> StartEvent:
+        return StartEvent(
+            request_id=self.request_id,
+            language=self.language,
+            prompt_tokens=len(self.prompt.tokens),
+            prompt_format=self.prompt.format_name,
+            route=self.route.kind,
+            route_reason=self.route.reason,
+        )
 
     def stage(self, name: StageName, text: str, verdict: Verdict | None = None) -> StageEvent:
         self.sent.append(name)
@@ -195,21 +205,12 @@ def _remember(service: Service, c: Completion, key: str, answer: str) -> None:
 
 
 async def _from_cache(
-    service: Service, c: Completion, hit: CachedResult, match: str
+    service: Service, c: Completion, hit: CachedResult, match: Literal["exact", "typed"]
 ) -> AsyncGenerator[Any, None]:
     _remember(service, c, c.key, hit.text)
-    yield StartEvent(
-        request_id=c.request_id,
-        language=c.language,
-        prompt_tokens=len(c.prompt.tokens),
-        prompt_format=c.prompt.format_name,
-        route=c.route.kind,
-        route_reason=c.route.reason,
-    )
+    yield c.start_event()
     yield c.stage("final", hit.text)
-    done = _done(c, hit.text, True, hit.finish_reason, hit.tokens, None, None, verified=True)
-    done.cache_match = match  # type: ignore[assignment]
-    yield done
+    yield _done(c, hit.text, True, hit.finish_reason, hit.tokens, None, True, match)
 
 
 async def _build(
@@ -250,14 +251,7 @@ async def _build(
 
 
 async def _stream(service: Service, c: Completion) -> AsyncGenerator[Any, None]:
-    yield StartEvent(
-        request_id=c.request_id,
-        language=c.language,
-        prompt_tokens=len(c.prompt.tokens),
-        prompt_format=c.prompt.format_name,
-        route=c.route.kind,
-        route_reason=c.route.reason,
-    )
+    yield c.start_event()
     try:
         if c.route.kind == "fast":
             async for event in _fast(service, c):
@@ -312,9 +306,7 @@ async def _fast(service: Service, c: Completion) -> AsyncGenerator[Any, None]:
     yield c.stage("final", final, final_verdict)
     if result.reason in ("stop", "length") and final_verdict.ok:
         await _keep(service, c, final, result, result.tokens)
-    yield _done(
-        c, final, False, result.reason, result.tokens, result, None, verified=final_verdict.ok
-    )
+    yield _done(c, final, False, result.reason, result.tokens, result, verified=final_verdict.ok)
 
 
 async def _deep(service: Service, c: Completion) -> AsyncGenerator[Any, None]:
@@ -386,7 +378,7 @@ async def _deep(service: Service, c: Completion) -> AsyncGenerator[Any, None]:
     tokens = logic_result.tokens + (errors_result.tokens if errors_result else 0)
     if reason in ("stop", "length") and final_verdict.ok:
         await _keep(service, c, final, logic_result, tokens)
-    yield _done(c, final, False, reason, tokens, logic_result, None, verified=final_verdict.ok)
+    yield _done(c, final, False, reason, tokens, logic_result, verified=final_verdict.ok)
 
 
 async def _verify(c: Completion, inserted: str) -> Verdict:
@@ -436,10 +428,10 @@ def _done(
     reason: str,
     tokens: int,
     result: JobResult | None,
-    finished_at: float | None,
     verified: bool,
+    cache_match: Literal["exact", "typed"] | None = None,
 ) -> DoneEvent:
-    now = finished_at or time.perf_counter()
+    now = time.perf_counter()
     if result is None:
         timings = Timings(
             total_ms=ms_between(c.received, now) or 0.0, first_token_ms=ms_between(c.received, now)
@@ -466,4 +458,5 @@ def _done(
         route_reason=c.route.reason,
         stages=list(c.sent),
         verified=verified,
+        cache_match=cache_match,
     )

@@ -252,11 +252,8 @@ class MetricsRecorder:
     def flush(self, timeout: float = 5.0) -> None:
         """Wait until every record put so far is written (for readers that need them all)."""
         done = threading.Event()
-        self.record_marker(done)
+        self._queue.put(done)  # the thread sets it once everything before it is written
         done.wait(timeout)
-
-    def record_marker(self, event: threading.Event) -> None:
-        self._queue.put(event)
 
     # -- the recorder thread ---------------------------------------------------------------
     def _work(self) -> None:

@@ -44,7 +44,7 @@ from daemon.repair_hints import code_end, hint_candidates
 from daemon.scheduler import Priority
 from daemon.service import JobFailed, JobResult, Service, ServiceError, ms_between
 from daemon.syntax import Diagnostic, check_syntax, supported_languages
-from daemon.verify import can_verify
+from daemon.verify import can_verify, verify_document
 
 # Temperatures of successive model candidates: the first is the model's best guess.
 TEMPERATURES = (0.0, 0.4, 0.7, 0.9, 1.0)
@@ -91,6 +91,12 @@ class Repair:
 
     def elapsed_ms(self) -> float:
         return ms_between(self.received, time.perf_counter()) or 0.0
+
+    def usable(self, result: JobResult) -> bool:
+        """Count a model job; whether it ended on its own with some text."""
+        self.tokens += result.tokens
+        self.last_job = result
+        return result.reason in ("stop", "length") and bool(result.text.strip())
 
     def stage(self, name: StageName, text: str, **extra: Any) -> StageEvent:
         self.sent.append(name)
@@ -444,9 +450,7 @@ async def _continuations(
         async for event in relay:
             yield event
         result = relay.result
-        r.tokens += result.tokens
-        r.last_job = result
-        if result.reason not in ("stop", "length") or not result.text.strip():
+        if not r.usable(result):
             continue
         head = "\n".join([*lines[: target.line], line[:column]])
         tail = lines[target.line + 1 :]
@@ -521,9 +525,7 @@ async def _model_candidate(
     async for event in relay:
         yield event
     result = relay.result
-    r.tokens += result.tokens
-    r.last_job = result
-    if result.reason not in ("stop", "length") or not result.text.strip():
+    if not r.usable(result):
         return
     replacement = result.text[:-1] if result.text.endswith("\n") else result.text
     if keeps_code("\n".join(original_span), replacement):
@@ -549,8 +551,9 @@ async def _format(r: Repair, document: str) -> tuple[str, str | None, str | None
     high = max(changed, default=0) + FORMAT_SLACK_LINES
     if any(line < low or line > high for line in touched):
         return document, None, f"{name} would reformat lines the repair did not touch; not applied"
-    if check_syntax(r.language, text):
-        return document, None, f"{name} output does not parse; not applied"
+    verdict, _ = verify_document(r.language, text)
+    if not verdict.ok:
+        return document, None, f"{name} output: {verdict.reason}; not applied"
     return text, name, None
 
 

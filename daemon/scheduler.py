@@ -13,7 +13,7 @@ from __future__ import annotations
 import threading
 import time
 from collections import deque
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from enum import IntEnum
 from typing import Protocol
 
@@ -39,7 +39,6 @@ class SchedulerStats:
     submitted: int = 0
     refused: int = 0
     preempted: int = 0
-    by_priority: dict[str, int] = field(default_factory=dict)
 
 
 class QueueFull(RuntimeError):
@@ -99,8 +98,6 @@ class Scheduler:
                     raise QueueFull(f"the model is busy: {reason}", self.retry_after())
             if not front:
                 self.stats.submitted += 1
-                name = job.priority.name.lower()
-                self.stats.by_priority[name] = self.stats.by_priority.get(name, 0) + 1
             line = self._lines[job.priority].setdefault(job.user, deque())
             if front:
                 line.appendleft(job)

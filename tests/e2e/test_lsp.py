@@ -83,6 +83,18 @@ def open_document(client: LanguageClient, path: Path, text: str, language: str =
     return uri
 
 
+def inline_params(
+    uri: str,
+    position: types.Position,
+    trigger: types.InlineCompletionTriggerKind = types.InlineCompletionTriggerKind.Invoked,
+) -> types.InlineCompletionParams:
+    return types.InlineCompletionParams(
+        text_document=types.TextDocumentIdentifier(uri=uri),
+        position=position,
+        context=types.InlineCompletionContext(trigger_kind=trigger),
+    )
+
+
 def end_of(text: str) -> types.Position:
     lines = text.split("\n")
     return types.Position(line=len(lines) - 1, character=len(lines[-1]))
@@ -101,13 +113,7 @@ async def test_inline_completion_with_stages_in_order(client: LanguageClient, wo
     text = unique(LOAD_CONFIG)
     uri = open_document(client, workspace / "config_loader.py", text)
     result = await client.text_document_inline_completion_async(
-        types.InlineCompletionParams(
-            text_document=types.TextDocumentIdentifier(uri=uri),
-            position=end_of(text),
-            context=types.InlineCompletionContext(
-                trigger_kind=types.InlineCompletionTriggerKind.Automatic
-            ),
-        )
+        inline_params(uri, end_of(text), types.InlineCompletionTriggerKind.Automatic)
     )
     assert result is not None and len(result.items) == 1
     item = result.items[0]
@@ -201,13 +207,7 @@ async def engine_state(daemon) -> dict[str, Any]:
 
 def send_inline(client: LanguageClient, uri: str, position: types.Position, msg_id: str) -> Any:
     """An inline completion request with an id of our own, so that it can be cancelled."""
-    params = types.InlineCompletionParams(
-        text_document=types.TextDocumentIdentifier(uri=uri),
-        position=position,
-        context=types.InlineCompletionContext(
-            trigger_kind=types.InlineCompletionTriggerKind.Invoked
-        ),
-    )
+    params = inline_params(uri, position, types.InlineCompletionTriggerKind.Invoked)
     return asyncio.ensure_future(
         client.protocol.send_request_async(
             types.TEXT_DOCUMENT_INLINE_COMPLETION, params, msg_id=msg_id
@@ -308,13 +308,7 @@ async def test_bad_settings_give_one_message_and_defaults(misconfigured: Languag
     text = unique(LOAD_CONFIG) + "data = "
     uri = open_document(misconfigured, workspace / "defaults.py", text)
     result = await misconfigured.text_document_inline_completion_async(
-        types.InlineCompletionParams(
-            text_document=types.TextDocumentIdentifier(uri=uri),
-            position=end_of(text),
-            context=types.InlineCompletionContext(
-                trigger_kind=types.InlineCompletionTriggerKind.Invoked
-            ),
-        )
+        inline_params(uri, end_of(text), types.InlineCompletionTriggerKind.Invoked)
     )
     assert result is not None and result.items
 
@@ -323,13 +317,7 @@ async def test_an_answer_typed_away_from_is_reported_rejected(client, workspace,
     text = unique(LOAD_CONFIG) + "with open(path) as handle:\n        "
     uri = open_document(client, workspace / "reject.py", text)
     first = await client.text_document_inline_completion_async(
-        types.InlineCompletionParams(
-            text_document=types.TextDocumentIdentifier(uri=uri),
-            position=end_of(text),
-            context=types.InlineCompletionContext(
-                trigger_kind=types.InlineCompletionTriggerKind.Invoked
-            ),
-        )
+        inline_params(uri, end_of(text), types.InlineCompletionTriggerKind.Invoked)
     )
     assert first is not None and first.items
     shown_id = first.items[0].command.arguments[0]["requestId"]
@@ -341,13 +329,7 @@ async def test_an_answer_typed_away_from_is_reported_rejected(client, workspace,
         )
     )
     await client.text_document_inline_completion_async(
-        types.InlineCompletionParams(
-            text_document=types.TextDocumentIdentifier(uri=uri),
-            position=end_of(changed),
-            context=types.InlineCompletionContext(
-                trigger_kind=types.InlineCompletionTriggerKind.Automatic
-            ),
-        )
+        inline_params(uri, end_of(changed), types.InlineCompletionTriggerKind.Automatic)
     )
     cache = sqlite3.connect(daemon.settings.resolved_cache_path)
     try:

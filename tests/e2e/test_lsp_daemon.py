@@ -15,7 +15,7 @@ from pytest_lsp import ClientServerConfig, LanguageClient, client_capabilities
 
 from tests.e2e.conftest import free_port
 from tests.e2e.documents import LOAD_CONFIG, unique
-from tests.e2e.test_lsp import SERVER, Recorder, end_of, open_document
+from tests.e2e.test_lsp import SERVER, Recorder, end_of, inline_params, open_document
 
 
 async def daemon_pid(port: int) -> int | None:
@@ -74,13 +74,7 @@ async def wait_ready(client: LanguageClient, after: int = 0) -> None:
 
 async def inline(client: LanguageClient, uri: str, text: str) -> types.InlineCompletionList | None:
     return await client.text_document_inline_completion_async(
-        types.InlineCompletionParams(
-            text_document=types.TextDocumentIdentifier(uri=uri),
-            position=end_of(text),
-            context=types.InlineCompletionContext(
-                trigger_kind=types.InlineCompletionTriggerKind.Invoked
-            ),
-        )
+        inline_params(uri, end_of(text), types.InlineCompletionTriggerKind.Invoked)
     )
 
 
