@@ -17,9 +17,10 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
-from daemon.client import DaemonClient
-from daemon.engine import Budget, Engine, Job
-from daemon.launcher import free_port, launch
+from daemon.client.daemon_client import DaemonClient
+from daemon.client.launcher import free_port, launch
+from daemon.engine.jobs import Budget, Job
+from daemon.engine.worker import Engine
 from daemon.protocol import CompleteRequest, DoneEvent, WorkspaceProfile
 from daemon.settings import Settings
 
@@ -116,7 +117,9 @@ def _request(text: str, tokens: int, cache: bool) -> CompleteRequest:
 def measure(settings: Settings, repeat: int, tokens: int) -> BenchResult:
     from llama_cpp import Llama
 
-    from daemon.prompt import build_prompt, render_header
+    from daemon.cursor import Cursor
+    from daemon.prompt.build import build_prompt
+    from daemon.prompt.header import render_header
     from models.backend import cpu_threads
     from models.loaded import LoadedModel
     from models.resolve import resolve_model
@@ -150,9 +153,7 @@ def measure(settings: Settings, repeat: int, tokens: int) -> BenchResult:
         built = build_prompt(
             model.format,
             model,
-            warm_request.text,
-            warm_request.line,
-            warm_request.column,
+            Cursor.locate(warm_request.text, warm_request.line, warm_request.column),
             budget=settings.prompt_budget_tokens,
             suffix_budget=settings.suffix_budget_tokens,
             header=render_header(PROFILE, "python", "config.py"),

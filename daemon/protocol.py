@@ -7,11 +7,34 @@ parse events with them, so both sides agree by construction. Positions on the wi
 
 from __future__ import annotations
 
+from enum import StrEnum
 from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
 
 MAX_NAME = 200
+
+
+class ErrorCode(StrEnum):
+    """Why a request was refused (an ``ErrorBody``) or a stream ended (an ``error`` event)."""
+
+    BAD_REQUEST = "bad_request"  # not JSON, not UTF-8, no body
+    INVALID_REQUEST = "invalid_request"  # JSON that the request's model rejects
+    INVALID_POSITION = "invalid_position"  # the cursor is not inside the document
+    UNSUPPORTED_LANGUAGE = "unsupported_language"  # no parser to verify a fix with
+    TOO_LARGE = "too_large"  # the body is over max_request_bytes
+    UNAUTHORIZED = "unauthorized"  # no token, or an unknown one
+    RATE_LIMITED = "rate_limited"  # the user's requests a minute are spent
+    BUSY = "busy"  # no room in the queue: try again after Retry-After
+    NOT_FOUND = "not_found"  # no such endpoint
+    METHOD_NOT_ALLOWED = "method_not_allowed"
+    NO_METRICS = "no_metrics"  # the daemon keeps no metrics
+    NOT_READY = "not_ready"  # the model is still loading
+    SHUTTING_DOWN = "shutting_down"
+    TIMEOUT = "timeout"  # the model's worker did not answer in time
+    ENGINE_ERROR = "engine_error"  # generation failed
+    REPLACED = "replaced"  # a newer request for the same document replaced this one
+    INTERNAL = "internal"  # a defect: the daemon's log has the traceback
 
 
 class Framework(BaseModel):
@@ -193,7 +216,7 @@ class DoneEvent(BaseModel):
 
 class ErrorEvent(BaseModel):
     event: Literal["error"] = "error"
-    code: str
+    code: ErrorCode
     message: str
 
 
@@ -215,8 +238,9 @@ class ErrorBody(BaseModel):
     """The JSON body of every 4xx/5xx answer."""
 
     class Detail(BaseModel):
-        code: str
+        code: ErrorCode
         message: str
+        request_id: str | None = None
 
     error: Detail
 

@@ -106,9 +106,6 @@ class Settings(BaseSettings):
         True, description="Repair: try the parser's own hints (a missing ')') before the model."
     )
     max_tokens_limit: int = Field(1024, ge=1, description="Most tokens a request may ask for.")
-    deadline_ms: int = Field(
-        15000, ge=100, description="Default total deadline of a request in milliseconds."
-    )
     deadline_limit_ms: int = Field(
         60000, ge=100, description="Longest deadline a request may ask for in milliseconds."
     )

@@ -13,7 +13,7 @@ import logging
 
 from lsprotocol import types
 
-from daemon.syntax import Diagnostic, check_syntax, supported_languages
+from daemon.checks.syntax import Diagnostic, check_syntax, supported_languages
 from lsp.fixes import run_fix
 from lsp.server import AssistServer
 

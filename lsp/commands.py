@@ -1,5 +1,5 @@
-"""Commands: ``assist.fixFile`` (repair the whole file, with progress, and apply the verified
-fix) and ``assist.feedback`` (an answer was accepted or rejected)."""
+"""The ``assist.fixFile`` command: repair the whole file, with progress, and apply the verified
+fix. (``assist.feedback``, the report on a shown answer, belongs to ``lsp.completion``.)"""
 
 from __future__ import annotations
 
@@ -7,7 +7,6 @@ import logging
 import uuid
 from typing import Any
 
-from lsp.completion import FEEDBACK_COMMAND
 from lsp.fixes import apply, run_fix
 from lsp.server import AssistServer
 
@@ -37,21 +36,3 @@ def register(server: AssistServer) -> None:
         # The editor shows the returned message (one message, its own severity).
         log.info("%s", outcome.message)
         return outcome.as_json()
-
-    @server.command(FEEDBACK_COMMAND)
-    async def feedback(ls: AssistServer, *args: Any) -> None:
-        for item in args:
-            if not isinstance(item, dict) or "requestId" not in item:
-                continue
-            request_id = str(item["requestId"])
-            if item.get("accepted", True):
-                if len(ls.accepted) > 10_000:
-                    ls.accepted.clear()  # ids of answers long gone
-                ls.accepted.add(request_id)
-            body = {
-                "request_id": request_id,
-                "accepted": bool(item.get("accepted", True)),
-                "language": ls.answer_languages.pop(request_id, None),
-            }
-            if ls.connection is not None:
-                await ls.connection.post("/v1/feedback", body)

@@ -4,7 +4,15 @@ What the user sees: after a short pause in typing, the daemon's answer for the c
 inline ghost text accepted with one key (editors with inline completion), or as one completion
 item (every other LSP client). Long answers stream their stages as ``assist/stage``
 notifications. A newer request for the same document, or ``$/cancelRequest``, cancels the
-daemon's generation. Accepting an answer reports it back (``assist.feedback``).
+daemon's generation. Accepting an answer reports it back (``assist.feedback``); an answer the
+user typed past without accepting it is reported as rejected.
+
+The daemon is sent a window of the document around the cursor (``window_around``), so that a
+very large document can be completed; answers are relative to the cursor, and the edits given
+to the editor are placed at the cursor's position in the whole document.
+
+``CompletionState`` is what the feature remembers between requests; ``register`` gives the
+handlers their state.
 """
 
 from __future__ import annotations
@@ -13,92 +21,169 @@ import asyncio
 import logging
 import re
 import uuid
+from collections import OrderedDict
 from dataclasses import dataclass
+from typing import Any, Generic, TypeVar
 
 from lsprotocol import types
 
-from daemon.client import DaemonError
-from daemon.prompt import split_at_cursor
+from daemon.client.daemon_client import DaemonError
+from daemon.client.window import window_around
 from daemon.protocol import CompleteRequest, DoneEvent, ErrorEvent, StageEvent
-from lsp.debounce import is_superseded
-from lsp.positions import to_client, to_daemon
+from lsp.debounce import DocumentDebouncer, is_superseded
+from lsp.positions import DocumentLines
 from lsp.server import AssistServer
 
 log = logging.getLogger(__name__)
 
 FEEDBACK_COMMAND = "assist.feedback"
+# Answers remembered for their feedback. Feedback comes within moments of an answer being
+# shown: a few hundred is plenty, and a long editing session cannot grow it.
+ANSWERS_KEPT = 256
+# Characters before the cursor kept with a shown answer, to tell whether the user is still
+# typing it: enough to notice an edit elsewhere, little for a very large document.
+SHOWN_CONTEXT_CHARS = 2048
+# The word before the cursor is looked for in this many characters at most (minified lines).
+_WORD_CHARS = 256
 _WORD_BEFORE = re.compile(r"[\w$]*$")
+
+K = TypeVar("K")
+V = TypeVar("V")
+
+
+class Recent(Generic[K, V]):
+    """A mapping that keeps only its ``limit`` most recently set keys."""
+
+    def __init__(self, limit: int) -> None:
+        self.limit = limit
+        self._items: OrderedDict[K, V] = OrderedDict()
+
+    def put(self, key: K, value: V) -> None:
+        self._items[key] = value
+        self._items.move_to_end(key)
+        while len(self._items) > self.limit:
+            self._items.popitem(last=False)
+
+    def pop(self, key: K) -> V | None:
+        return self._items.pop(key, None)
+
+    def __len__(self) -> int:
+        return len(self._items)
 
 
 @dataclass(frozen=True)
 class Answer:
+    """An answer, and where it goes in the editor (in the editor's units, in the document the
+    request was made for)."""
+
     request_id: str
     text: str
-    line: int
-    column: int
+    position: types.Position  # the cursor
+    typed: str  # the word before the cursor
+    word_start: types.Position  # where that word starts
 
 
-async def ask(ls: AssistServer, uri: str, position: types.Position) -> Answer | None:
+@dataclass(frozen=True)
+class Shown:
+    """An answer the editor was given, and where in the document it was given."""
+
+    request_id: str
+    offset: int  # the cursor's offset in the document (code points)
+    context: str  # the characters just before the cursor (SHOWN_CONTEXT_CHARS at most)
+    answer: str
+
+    @classmethod
+    def at(cls, request_id: str, text: str, offset: int, answer: str) -> Shown:
+        return cls(request_id, offset, text[max(0, offset - SHOWN_CONTEXT_CHARS) : offset], answer)
+
+
+def still_possible(shown: Shown, text: str, offset: int) -> bool:
+    """Whether the user may still be typing (or has inserted) the shown answer, with the
+    cursor now at ``offset`` of ``text``."""
+    start = shown.offset - len(shown.context)
+    if offset < shown.offset or not text.startswith(shown.context, start):
+        return False
+    typed = offset - shown.offset
+    if typed <= len(shown.answer):
+        return shown.answer.startswith(text[shown.offset : offset])
+    return text.startswith(shown.answer, shown.offset)  # inserted it, then went on
+
+
+class CompletionState:
+    """What completions remember: the debouncer, the last answer shown per document, and the
+    recent answers' languages and acceptances (both bounded) for their feedback."""
+
+    def __init__(self, answers_kept: int = ANSWERS_KEPT) -> None:
+        self.debouncer = DocumentDebouncer()
+        self.shown: dict[str, Shown] = {}
+        self.languages: Recent[str, str | None] = Recent(answers_kept)
+        self.accepted: Recent[str, bool] = Recent(answers_kept)
+
+    def answered(self, uri: str, shown: Shown, language: str | None) -> None:
+        self.shown[uri] = shown
+        self.languages.put(shown.request_id, language)
+
+    def feedback(self, request_id: str, accepted: bool) -> dict[str, Any]:
+        """The feedback body for an answer the client reported on."""
+        if accepted:
+            self.accepted.put(request_id, True)
+        return {
+            "request_id": request_id,
+            "accepted": accepted,
+            "language": self.languages.pop(request_id),
+        }
+
+    def typed_past(self, uri: str, text: str, offset: int) -> dict[str, Any] | None:
+        """The rejection to report when the document's shown answer was typed past, or away
+        from, without being accepted; None when there is nothing to report."""
+        shown = self.shown.get(uri)
+        if shown is None or still_possible(shown, text, offset):
+            return None
+        del self.shown[uri]
+        if self.accepted.pop(shown.request_id):
+            return None
+        return self.feedback(shown.request_id, False)
+
+    def forget(self, uri: str) -> None:
+        """The document was closed."""
+        self.shown.pop(uri, None)
+        self.debouncer.forget(uri)
+
+
+async def ask(
+    ls: AssistServer, state: CompletionState, uri: str, position: types.Position
+) -> Answer | None:
     """Debounce, then ask the daemon for a completion at ``position``; None when there is none."""
     try:
-        if not await ls.debouncer.settle(uri, ls.options.debounce_ms / 1000):
+        if not await state.debouncer.settle(uri, ls.options.debounce_ms / 1000):
             return None
-        return await _ask(ls, uri, position)
+        return await _ask(ls, state, uri, position)
     except asyncio.CancelledError as error:
         if is_superseded(error):
             return None
         raise
     finally:
-        ls.debouncer.finished(uri)
+        state.debouncer.finished(uri)
 
 
-@dataclass(frozen=True)
-class Shown:
-    """An answer the editor was given, and the text before the cursor when it was."""
-
-    request_id: str
-    before: str
-    answer: str
-
-
-def still_possible(shown: Shown, before: str) -> bool:
-    """Whether the user may still be typing (or has inserted) the shown answer."""
-    if not before.startswith(shown.before):
-        return False
-    typed = before[len(shown.before) :]
-    return shown.answer.startswith(typed) or typed.startswith(shown.answer)
-
-
-def judge_shown(ls: AssistServer, uri: str, before: str) -> None:
-    """A shown answer that the user typed past, or away from, without accepting: rejected."""
-    shown = ls.shown.get(uri)
-    if shown is None or still_possible(shown, before):
-        return
-    del ls.shown[uri]
-    if shown.request_id in ls.accepted:
-        ls.accepted.discard(shown.request_id)
-        return
-    body = {
-        "request_id": shown.request_id,
-        "accepted": False,
-        "language": ls.answer_languages.pop(shown.request_id, None),
-    }
-    if ls.connection is not None:
-        ls.background(ls.connection.post("/v1/feedback", body))
-
-
-async def _ask(ls: AssistServer, uri: str, position: types.Position) -> Answer | None:
-    document = ls.workspace.get_text_document(uri)
-    line, column = to_daemon(document, position)
-    text = document.source
-    before = split_at_cursor(text, line, column)[0]
-    judge_shown(ls, uri, before)
-    profile = await ls.profiles.profile_for(uri, text, document.language_id)
+async def _ask(
+    ls: AssistServer, state: CompletionState, uri: str, position: types.Position
+) -> Answer | None:
+    document = ls.workspace.get_text_document(uri)  # as it is after the pause in typing
+    lines = DocumentLines(document)
+    line, column = lines.to_daemon(position)
+    offset = lines.offset(line, column)
+    rejected = state.typed_past(uri, lines.text, offset)
+    if rejected is not None and ls.connection is not None:
+        ls.tasks.start(ls.connection.post("/v1/feedback", rejected))
+    # Only the window goes to the daemon; positions sent back stay those of the document.
+    window = window_around(lines.text, line, column)
+    profile = await ls.profiles.profile_for(uri, window.text, document.language_id)
     request_id = uuid.uuid4().hex[:16]
     request = CompleteRequest(
-        text=text,
-        line=line,
-        column=column,
+        text=window.text,
+        line=window.line,
+        column=window.column,
         path=ls.profiles.display_path(uri),
         language=document.language_id,
         profile=profile,
@@ -117,14 +202,27 @@ async def _ask(ls: AssistServer, uri: str, position: types.Position) -> Answer |
                 return None
             elif isinstance(event, DoneEvent):
                 ls.record_latency(event.timings.total_ms)
-                ls.answer_languages[request_id] = profile.language if profile else None
                 if not event.text.strip():
                     return None
-                ls.shown[uri] = Shown(request_id, before, event.text)
-                return Answer(request_id, event.text, line, column)
+                shown = Shown.at(request_id, lines.text, offset, event.text)
+                state.answered(uri, shown, profile.language if profile else None)
+                return _answer(request_id, event.text, lines, line, column)
     except DaemonError as exc:
         log.warning("completion failed: %s", exc)
     return None
+
+
+def _answer(request_id: str, text: str, lines: DocumentLines, line: int, column: int) -> Answer:
+    before = lines.line(line)[max(0, column - _WORD_CHARS) : column]
+    word = _WORD_BEFORE.search(before)
+    typed = word.group(0) if word else ""
+    return Answer(
+        request_id,
+        text,
+        position=lines.to_client(line, column),
+        typed=typed,
+        word_start=lines.to_client(line, column - len(typed)),
+    )
 
 
 def feedback_command(answer: Answer) -> types.Command:
@@ -135,7 +233,28 @@ def feedback_command(answer: Answer) -> types.Command:
     )
 
 
-def register(server: AssistServer) -> None:
+def completion_item(answer: Answer) -> types.CompletionItem:
+    """One item for the answer. Clients filter items by the word before the cursor: the item
+    replaces that word with itself plus the answer, so it survives the filter."""
+    typed = answer.typed
+    first_line = answer.text.split("\n", 1)[0]
+    return types.CompletionItem(
+        label=(typed + first_line).strip() or answer.text.strip()[:60],
+        kind=types.CompletionItemKind.Snippet,
+        detail="assist",
+        documentation=types.MarkupContent(kind=types.MarkupKind.PlainText, value=answer.text),
+        filter_text=typed + answer.text,
+        sort_text="0",
+        insert_text_format=types.InsertTextFormat.PlainText,
+        text_edit=types.TextEdit(
+            range=types.Range(start=answer.word_start, end=answer.position),
+            new_text=typed + answer.text,
+        ),
+        command=feedback_command(answer),
+    )
+
+
+def register(server: AssistServer, state: CompletionState) -> None:
     @server.feature(
         types.TEXT_DOCUMENT_INLINE_COMPLETION,
         types.InlineCompletionOptions(),  # pygls advertises the provider only with options
@@ -145,14 +264,12 @@ def register(server: AssistServer) -> None:
     ) -> types.InlineCompletionList | None:
         if not ls.options.inline_completion:
             return None
-        answer = await ask(ls, params.text_document.uri, params.position)
+        answer = await ask(ls, state, params.text_document.uri, params.position)
         if answer is None:
             return types.InlineCompletionList(items=[])
-        document = ls.workspace.get_text_document(params.text_document.uri)
-        here = to_client(document, answer.line, answer.column)
         item = types.InlineCompletionItem(
             insert_text=answer.text,
-            range=types.Range(start=here, end=here),
+            range=types.Range(start=answer.position, end=answer.position),
             command=feedback_command(answer),
         )
         return types.InlineCompletionList(items=[item])
@@ -166,29 +283,20 @@ def register(server: AssistServer) -> None:
     ) -> types.CompletionList | None:
         if not ls.options.completion_items:
             return None
-        answer = await ask(ls, params.text_document.uri, params.position)
+        answer = await ask(ls, state, params.text_document.uri, params.position)
         if answer is None:
             return types.CompletionList(is_incomplete=True, items=[])
-        document = ls.workspace.get_text_document(params.text_document.uri)
-        line_text = document.source.split("\n")[answer.line][: answer.column]
-        # Clients filter items by the word before the cursor: the item replaces that word
-        # with itself plus the answer, so it survives the filter.
-        word = _WORD_BEFORE.search(line_text)
-        typed = word.group(0) if word else ""
-        start = to_client(document, answer.line, answer.column - len(typed))
-        end = to_client(document, answer.line, answer.column)
-        first_line = answer.text.split("\n", 1)[0]
-        item = types.CompletionItem(
-            label=(typed + first_line).strip() or answer.text.strip()[:60],
-            kind=types.CompletionItemKind.Snippet,
-            detail="assist",
-            documentation=types.MarkupContent(kind=types.MarkupKind.PlainText, value=answer.text),
-            filter_text=typed + answer.text,
-            sort_text="0",
-            insert_text_format=types.InsertTextFormat.PlainText,
-            text_edit=types.TextEdit(
-                range=types.Range(start=start, end=end), new_text=typed + answer.text
-            ),
-            command=feedback_command(answer),
-        )
-        return types.CompletionList(is_incomplete=True, items=[item])
+        return types.CompletionList(is_incomplete=True, items=[completion_item(answer)])
+
+    @server.feature(types.TEXT_DOCUMENT_DID_CLOSE)
+    def closed(ls: AssistServer, params: types.DidCloseTextDocumentParams) -> None:
+        state.forget(params.text_document.uri)
+
+    @server.command(FEEDBACK_COMMAND)
+    async def feedback(ls: AssistServer, *args: Any) -> None:
+        for item in args:
+            if not isinstance(item, dict) or "requestId" not in item:
+                continue
+            body = state.feedback(str(item["requestId"]), bool(item.get("accepted", True)))
+            if ls.connection is not None:
+                await ls.connection.post("/v1/feedback", body)

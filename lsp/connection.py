@@ -16,8 +16,8 @@ from typing import Any
 
 import httpx
 
-from daemon.client import NO_DELAY, DaemonError, DaemonUnavailable, auth_headers
-from daemon.launcher import can_autostart, ensure_daemon
+from daemon.client.daemon_client import NO_DELAY, DaemonError, DaemonUnavailable, auth_headers
+from daemon.client.launcher import can_autostart, ensure_daemon
 from daemon.protocol import ErrorBody, Health, parse_event
 from daemon.settings import Settings
 

@@ -36,6 +36,10 @@ class DocumentDebouncer:
         if self._running.get(uri) is current:
             del self._running[uri]
 
+    def forget(self, uri: str) -> None:
+        """The document was closed: a request still waiting for it answers empty."""
+        self._generation.pop(uri, None)
+
 
 def is_superseded(error: asyncio.CancelledError) -> bool:
     return bool(error.args) and error.args[0] == SUPERSEDED

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 
 from lsprotocol import types
 
-from daemon.client import DaemonError
+from daemon.client.daemon_client import DaemonError
 from daemon.protocol import DoneEvent, ErrorEvent, FixRequest, StageEvent
 from lsp.positions import replace_edit
 from lsp.server import AssistServer

@@ -13,7 +13,7 @@ from pathlib import Path
 from pygls.uris import to_fs_path
 
 from daemon.protocol import WorkspaceProfile
-from daemon.workspace import WorkspaceProfiler, find_workspace_root
+from daemon.workspace.profile import WorkspaceProfiler, find_workspace_root
 
 
 class ProfileService:

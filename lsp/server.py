@@ -1,19 +1,16 @@
-"""The language server object and the factory that wires its features.
+"""The language server object: what every feature shares.
 
-``AssistServer`` holds what every feature shares: the options, the daemon connection, the
-workspace profiles, the per-document debouncer, and the notifications the editors render
-(``assist/stage`` for answers in stages, ``assist/status`` for the daemon's state). Each feature
-lives in a module of its own with a ``register(server)`` function; ``create_server`` calls them.
-Python logging is forwarded to the editor's log (``window/logMessage``); nothing but protocol
-is ever written to stdout.
+``AssistServer`` holds the options, the daemon connection, the workspace profiles, the
+background tasks, and the notifications the editors render (``assist/stage`` for answers in
+stages, ``assist/status`` for the daemon's state). It knows no feature: each feature lives in a
+module of its own, keeps its own state, and imports this one; ``lsp.factory`` builds the server
+and registers them. ``EditorLogHandler`` forwards Python logging to the editor's log
+(``window/logMessage``), so that nothing but protocol is ever written to stdout.
 """
 
 from __future__ import annotations
 
-import asyncio
 import logging
-import sys
-from collections.abc import Coroutine
 from pathlib import Path
 from typing import Any
 
@@ -24,8 +21,8 @@ from pygls.uris import to_fs_path
 from daemon import __version__
 from daemon.protocol import Health, StageEvent
 from daemon.settings import Settings, load_settings
+from daemon.tasks import BackgroundTasks
 from lsp.connection import DaemonConnection
-from lsp.debounce import DocumentDebouncer
 from lsp.options import AssistOptions, parse_options
 from lsp.profiles import ProfileService
 
@@ -62,33 +59,16 @@ class EditorLogHandler(logging.Handler):
 
 
 class AssistServer(LanguageServer):
+    """The pygls server with what all features share; the features register on it."""
+
     def __init__(self, daemon_settings: Settings | None = None) -> None:
         super().__init__("assist", __version__)
         self.base_settings = daemon_settings or load_settings()
         self.options = AssistOptions()
         self.connection: DaemonConnection | None = None
         self.profiles = ProfileService()
-        self.debouncer = DocumentDebouncer()
         self.last_latency_ms: float | None = None
-        # Which language each answer was for, so feedback can be recorded per language.
-        self.answer_languages: dict[str, str | None] = {}
-        # The last answer shown per document, and the answers the user accepted: an answer
-        # typed past without being accepted is reported as rejected.
-        self.shown: dict[str, Any] = {}
-        self.accepted: set[str] = set()
-        self._tasks: set[asyncio.Task[Any]] = set()
-
-    def background(self, work: Coroutine[Any, Any, Any]) -> None:
-        """Run ``work`` in the background, keeping it referenced and logging its failure."""
-        task = asyncio.ensure_future(work)
-        self._tasks.add(task)
-
-        def done(finished: asyncio.Task[Any]) -> None:
-            self._tasks.discard(finished)
-            if not finished.cancelled() and finished.exception() is not None:
-                log.error("background task failed", exc_info=finished.exception())
-
-        task.add_done_callback(done)
+        self.tasks = BackgroundTasks("language server background task")
 
     # -- options and the daemon ------------------------------------------------------------
     def apply_options(self, raw: Any) -> None:
@@ -121,7 +101,7 @@ class AssistServer(LanguageServer):
         )
         self.connection.start()
         if old is not None:
-            self.background(old.close())
+            self.tasks.start(old.close())
 
     def status_changed(self, state: str, health: Health | None, message: str | None) -> None:
         self.notify_status(state, health, message)
@@ -189,29 +169,3 @@ class AssistServer(LanguageServer):
         if not found and root:
             found.append(Path(root))
         return found
-
-
-def create_server(daemon_settings: Settings | None = None) -> AssistServer:
-    from lsp import code_actions, commands, completion, lifecycle
-
-    server = AssistServer(daemon_settings)
-    for feature in (lifecycle, completion, code_actions, commands):
-        feature.register(server)
-    return server
-
-
-def main(daemon_settings: Settings | None = None) -> None:
-    logging.getLogger("httpx").setLevel(logging.WARNING)
-    logging.getLogger("pygls").setLevel(logging.WARNING)
-    server = create_server(daemon_settings)
-    handler = EditorLogHandler(server)
-    handler.setFormatter(logging.Formatter("%(name)s: %(message)s"))
-    root = logging.getLogger()
-    errors = logging.StreamHandler(sys.stderr)
-    errors.setLevel(logging.WARNING)
-    root.handlers = [handler, errors]
-    root.setLevel(logging.INFO)
-    # stdout is the protocol channel: anything printed by accident goes to stderr instead.
-    protocol_out = sys.stdout
-    sys.stdout = sys.stderr
-    server.start_io(stdin=sys.stdin.buffer, stdout=protocol_out.buffer)

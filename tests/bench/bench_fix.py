@@ -21,14 +21,15 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from daemon.client import DaemonClient
-from daemon.engine import Budget, Engine, Finished
+from daemon.checks.syntax import check_syntax
+from daemon.client.daemon_client import DaemonClient
+from daemon.client.launcher import free_port, launch
+from daemon.engine.jobs import Budget, Finished
+from daemon.engine.worker import Engine
 from daemon.language import language_info
-from daemon.launcher import free_port, launch
 from daemon.protocol import DoneEvent, FixRequest, StageEvent
-from daemon.repair import keeps_code
+from daemon.repair.diagnosis import keeps_code
 from daemon.settings import Settings, load_settings
-from daemon.syntax import check_syntax
 from models.loaded import LoadedModel
 from models.resolve import resolve_model
 
@@ -118,7 +119,7 @@ def run_naive(settings: Settings, files: list[Path]) -> FixRun:
                 deadline=time.perf_counter() + settings.fix_deadline_ms / 1000,
             )
             events: queue.Queue[object] = queue.Queue()
-            engine.submit(tokens, budget, (), events.put)
+            engine.submit(tokens, budget, sink=events.put)
             while not isinstance(result := events.get(timeout=120), Finished):
                 pass
             answer = result.text

@@ -22,8 +22,8 @@ from pathlib import Path
 from lsprotocol import types
 from pytest_lsp import ClientServerConfig, LanguageClient, client_capabilities
 
-from daemon.client import DaemonClient
-from daemon.launcher import free_port, launch
+from daemon.client.daemon_client import DaemonClient
+from daemon.client.launcher import free_port, launch
 from daemon.protocol import CompleteRequest, DoneEvent
 from daemon.settings import load_settings
 

@@ -18,8 +18,8 @@ import tempfile
 import time
 from pathlib import Path
 
-from daemon.client import DaemonClient
-from daemon.launcher import free_port, launch
+from daemon.client.daemon_client import DaemonClient
+from daemon.client.launcher import free_port, launch
 from daemon.protocol import CompleteRequest, DoneEvent
 from daemon.settings import Settings, load_settings
 
@@ -52,8 +52,8 @@ def hit(client: DaemonClient, request: CompleteRequest) -> float:
 def record_cost(work: Path, request: CompleteRequest) -> tuple[float, float]:
     """Microseconds per request: on the request's path, and with the recorder's thread's
     work (SQLite, Prometheus) included, in CPU time."""
-    from daemon.api import observe
-    from daemon.metrics import MetricsRecorder, RequestRecord
+    from daemon.http.ndjson import observe
+    from daemon.observe.metrics import MetricsRecorder, RequestRecord
 
     settings = load_settings(rate_limit_per_minute=0, metrics=False)
     client, process = start(settings, work, "events")

@@ -18,8 +18,8 @@ import uuid
 from pathlib import Path
 
 from daemon.bench import SETTLE_S
-from daemon.client import DaemonClient
-from daemon.launcher import free_port, launch
+from daemon.client.daemon_client import DaemonClient
+from daemon.client.launcher import free_port, launch
 from daemon.protocol import CompleteRequest, DoneEvent, WorkspaceProfile
 from daemon.settings import load_settings
 

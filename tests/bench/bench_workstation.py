@@ -19,8 +19,8 @@ import time
 import uuid
 from pathlib import Path
 
-from daemon.client import DaemonClient
-from daemon.launcher import free_port, launch
+from daemon.client.daemon_client import DaemonClient
+from daemon.client.launcher import free_port, launch
 from daemon.protocol import CompleteRequest, DoneEvent, FixRequest
 from daemon.settings import Settings, load_settings
 

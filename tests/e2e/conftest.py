@@ -14,8 +14,8 @@ from pathlib import Path
 import httpx
 import pytest
 
-from daemon.client import DaemonClient
-from daemon.launcher import free_port, launch
+from daemon.client.daemon_client import DaemonClient
+from daemon.client.launcher import free_port, launch
 from daemon.protocol import Health
 from daemon.settings import Settings, load_settings
 

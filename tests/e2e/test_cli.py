@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from daemon.client import DaemonClient
+from daemon.client.daemon_client import DaemonClient
 from daemon.protocol import DoneEvent, StartEvent, parse_event
 from tests.e2e.conftest import free_port
 from tests.e2e.documents import LOAD_CONFIG, unique
@@ -115,7 +115,7 @@ def test_cache_stats_and_doctor(daemon):
 
 
 def test_cache_clear_without_a_daemon_works_on_the_file(tmp_path):
-    from daemon.cache import CachedResult, ResultCache
+    from daemon.store.result_cache import CachedResult, ResultCache
 
     path = tmp_path / "c.sqlite3"
     cache = ResultCache(path)

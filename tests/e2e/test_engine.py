@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import queue
 import threading
 import time
@@ -9,9 +10,10 @@ from collections.abc import Iterator
 
 import pytest
 
-from daemon.engine import Budget, Engine, Finished, PromptEvaluated, TokenText
-from daemon.kv_states import SequenceStates
-from daemon.scheduler import Priority, Scheduler
+from daemon.engine.jobs import Budget, Finished, PromptEvaluated, TokenText
+from daemon.engine.kv_states import SequenceStates
+from daemon.engine.scheduler import Priority, Scheduler
+from daemon.engine.worker import Engine
 from daemon.settings import load_settings
 from models.loaded import LoadedModel
 from models.resolve import resolve_model
@@ -50,7 +52,7 @@ def run(engine: Engine, tokens: list[int], budget: Budget, stops=(), on_token=No
         if on_token and isinstance(event, TokenText):
             on_token(job)
 
-    job = engine.submit(tokens, budget, stops, sink, **kw)
+    job = engine.submit(tokens, budget, sink=sink, stop_strings=stops, **kw)
     seen = []
     while True:
         event = events.get(timeout=60)
@@ -175,7 +177,9 @@ def test_a_repair_yields_to_a_completion_and_resumes_unchanged(engine, model):
         if isinstance(event, TokenText):
             started.set()
 
-    repair = engine.submit(tokens, budget(max_tokens=40), (), repair_sink, priority=Priority.REPAIR)
+    repair = engine.submit(
+        tokens, budget(max_tokens=40), sink=repair_sink, priority=Priority.REPAIR
+    )
     assert started.wait(60)
     _, interactive = run(engine, prompt(model, "def add(a, b):\n    "), budget(max_tokens=4))
     assert interactive[-1].reason in ("stop", "length")
@@ -185,3 +189,27 @@ def test_a_repair_yields_to_a_completion_and_resumes_unchanged(engine, model):
     assert engine.stats.yielded >= 1
     # The resumed repair wrote exactly what it writes without interruption.
     assert done.text == expected and done.tokens == alone[-1].tokens
+
+
+def test_the_prompt_formats_stop_pieces_end_generation(model, monkeypatch):
+    """A format's stop piece that is not a token of the vocabulary is a stop string of every
+    job: the answer ends before it."""
+    tokens = prompt(model, "def add(a, b):\n    return")
+    free_engine = Engine(model)
+    free_engine.start()
+    try:
+        _, free = run(free_engine, tokens, budget(max_tokens=12))
+    finally:
+        free_engine.close()
+    written = free[-1].text
+    assert len(written.strip()) >= 4, written
+    piece = written.strip()[2:4]
+    monkeypatch.setattr(model, "facts", dataclasses.replace(model.facts, stop_strings=[piece]))
+    stopping = Engine(model)
+    stopping.start()
+    try:
+        _, stopped = run(stopping, tokens, budget(max_tokens=12))
+    finally:
+        stopping.close()
+    assert stopped[-1].reason == "stop"
+    assert stopped[-1].text == written[: written.index(piece)]

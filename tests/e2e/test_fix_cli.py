@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from daemon.syntax import check_syntax
+from daemon.checks.syntax import check_syntax
 from tests.e2e.test_cli import assist, port_args
 
 CORPUS = Path(__file__).parent.parent / "data" / "broken"
@@ -97,10 +97,37 @@ def test_fix_json_prints_the_events(daemon, tmp_path):
     assert kinds[0] == "start" and kinds[-1] == "done" and kinds.count("stage") >= 3
 
 
+def test_fix_json_through_a_pipe_closed_after_one_line_ends_quietly(daemon, tmp_path):
+    """`assist fix broken.py --json | head -1`: no BrokenPipeError traceback."""
+    from daemon.cli.output import EXIT_BROKEN_PIPE
+    from tests.e2e.test_cli import ASSIST
+
+    target = tmp_path / "piped.py"
+    target.write_text("def total(items)\n    return sum(items)\n")
+    process = subprocess.Popen(
+        [*ASSIST, "fix", str(target), "--json", "--no-cache", *port_args(daemon)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        stdin=subprocess.DEVNULL,
+    )
+    assert process.stdout is not None and process.stderr is not None
+    first = process.stdout.readline()
+    process.stdout.close()
+    stderr = process.stderr.read().decode()
+    status = process.wait(timeout=240)
+    assert first.startswith(b'{"event":"start"'), first
+    assert "Traceback" not in stderr and "BrokenPipeError" not in stderr, stderr
+    assert stderr == ""
+    # The stages come after the start event, once the daemon has worked: the pipe was closed
+    # by then, so the command met it (0 would mean it wrote everything before the close).
+    assert status == EXIT_BROKEN_PIPE
+    assert target.read_text() == "def total(items)\n    return sum(items)\n"
+
+
 WRITER = """
 import sys
 from pathlib import Path
-from daemon.source_file import write_atomically
+from daemon.cli.source_file import write_atomically
 target = Path(sys.argv[1])
 old, new = sys.argv[2], sys.argv[3]
 size = int(sys.argv[4])

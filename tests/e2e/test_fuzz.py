@@ -9,7 +9,7 @@
 (b) hypothesis feeds arbitrary JSON (nested objects and lists, huge integers, NaN-like strings,
     control characters, lone surrogates, and raw bytes that are not JSON at all) to the request
     models of ``daemon.protocol``: each input validates or raises pydantic's ``ValidationError``,
-    nothing else; and random (text, line, column) through ``daemon.prompt.split_at_cursor``
+    nothing else; and random (text, line, column) through ``daemon.cursor.split_at_cursor``
     either splits the text exactly at that place or raises ``PositionError``.
 """
 
@@ -29,7 +29,7 @@ from hypothesis import strategies as st
 from pydantic import ValidationError
 from schemathesis import GenerationMode
 
-from daemon.prompt import PositionError, split_at_cursor
+from daemon.cursor import PositionError, split_at_cursor
 from daemon.protocol import CompleteRequest, FeedbackRequest, FixRequest
 from tests.e2e.conftest import RunningDaemon, start_daemon
 
@@ -113,9 +113,11 @@ def reach_the_model(label: str, body: Any) -> None:
             body["profile"]["language"] = "python"
 
 
-def fuzz(operation: Any, mode: GenerationMode, reach: bool = False) -> None:
+def fuzz(
+    operation: Any, mode: GenerationMode, reach: bool = False, examples: int | None = None
+) -> None:
     @settings(
-        max_examples=REACHING_EXAMPLES if reach else MAX_EXAMPLES,
+        max_examples=examples or (REACHING_EXAMPLES if reach else MAX_EXAMPLES),
         deadline=None,
         database=None,
         derandomize=True,
@@ -155,8 +157,16 @@ def test_generated_requests_that_reach_the_model_never_get_a_5xx(
     fuzz(operations[label], GenerationMode.POSITIVE, reach=True)
 
 
-def test_the_daemon_still_answers_after_the_fuzzing(fuzzed_daemon: RunningDaemon) -> None:
-    """Runs after the schemathesis test (same module, same daemon); prints what was sent."""
+def test_the_daemon_still_answers_after_the_fuzzing(
+    fuzzed_daemon: RunningDaemon, api_schema: Any
+) -> None:
+    """Fuzzes the daemon itself (a short round of invalid bodies, whatever ran before it), then
+    checks that it still answers; prints what was sent to it in this module."""
+    operations = {result.ok().label: result.ok() for result in api_schema.get_all_operations()}
+    before = sum(SEEN.values())
+    for label in BODIES:
+        fuzz(operations[label], GenerationMode.NEGATIVE, examples=10)
+    assert sum(SEEN.values()) > before
     print()
     for (mode, operation, status), count in sorted(SEEN.items()):
         print(f"  fuzz {mode:8} {operation:24} {status}: {count}")

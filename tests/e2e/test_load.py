@@ -29,7 +29,7 @@ from pathlib import Path
 import httpx
 import psutil
 
-from daemon.auth import add_user
+from daemon.tokens import add_user
 from tests.e2e.conftest import start_daemon
 from tests.e2e.documents import LOAD_CONFIG, NUMBERS, complete_body
 

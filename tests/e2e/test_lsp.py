@@ -15,7 +15,7 @@ import pytest_lsp
 from lsprotocol import types
 from pytest_lsp import ClientServerConfig, LanguageClient, client_capabilities
 
-from daemon.syntax import check_syntax
+from daemon.checks.syntax import check_syntax
 from tests.e2e.documents import LOAD_CONFIG, NUMBERS, unique
 
 SERVER = [sys.executable, "-m", "daemon.cli", "lsp"]
@@ -343,3 +343,47 @@ async def test_an_answer_typed_away_from_is_reported_rejected(client, workspace,
     finally:
         cache.close()
     assert row == (0,)
+
+
+@pytest_lsp.fixture(config=ClientServerConfig(server_command=SERVER))
+async def neovim(lsp_client: LanguageClient, daemon, workspace):
+    await lsp_client.initialize_session(
+        types.InitializeParams(
+            capabilities=client_capabilities(CLIENTS["neovim"]),
+            root_uri=workspace.as_uri(),
+            workspace_folders=[types.WorkspaceFolder(uri=workspace.as_uri(), name="demo")],
+            initialization_options={"daemonUrl": daemon.url, "debounceMs": 10},
+        )
+    )
+    yield
+    await lsp_client.shutdown_session()
+
+
+def generated_module(megabytes: int) -> str:
+    """Python code of about ``megabytes`` MB, as a generator would write it."""
+    block = "".join(f"def value_{i}(x: int) -> int:\n    return x + {i}\n\n\n" for i in range(1000))
+    return block * (megabytes * 1024 * 1024 // len(block))
+
+
+async def test_a_50_mb_document_is_completed_where_the_cursor_is(neovim, workspace):
+    # The daemon refuses bodies over 2 MB: the server sends it a window around the cursor.
+    half = generated_module(25)
+    snippet = unique(LOAD_CONFIG) + "data = "
+    text = half + snippet + "\n\n\n" + half
+    assert len(text) > 50_000_000
+    lines = (half + snippet).split("\n")
+    here = types.Position(line=len(lines) - 1, character=len(lines[-1]))
+    uri = open_document(neovim, workspace / "generated.py", text)
+    del half, lines
+    inline = await neovim.text_document_inline_completion_async(
+        inline_params(uri, here, types.InlineCompletionTriggerKind.Invoked)
+    )
+    assert inline is not None and inline.items
+    assert inline.items[0].insert_text.strip()
+    assert inline.items[0].range == types.Range(start=here, end=here)
+    # Completion items replace the word before the cursor (none here) in the document.
+    listed = await neovim.text_document_completion_async(
+        types.CompletionParams(text_document=types.TextDocumentIdentifier(uri=uri), position=here)
+    )
+    assert listed is not None and listed.items
+    assert listed.items[0].text_edit.range == types.Range(start=here, end=here)

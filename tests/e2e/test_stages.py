@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
+from daemon.checks.syntax import check_syntax
 from daemon.protocol import DoneEvent, StageEvent, StartEvent, TokenEvent, parse_event
-from daemon.syntax import check_syntax
 from tests.e2e.documents import LOAD_CONFIG, complete_body, unique
 
 

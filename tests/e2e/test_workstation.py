@@ -13,8 +13,8 @@ from pathlib import Path
 import httpx
 import pytest
 
-from daemon.auth import add_user
 from daemon.protocol import DoneEvent, ErrorEvent, parse_event
+from daemon.tokens import add_user
 from tests.e2e.conftest import RunningDaemon, free_port, start_daemon
 from tests.e2e.documents import LOAD_CONFIG, NUMBERS, complete_body, unique
 

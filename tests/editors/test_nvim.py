@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from daemon.syntax import check_syntax
+from daemon.checks.syntax import check_syntax
 from tests.e2e.conftest import RunningDaemon, free_port
 from tests.e2e.documents import LOAD_CONFIG, unique
 from tests.editors.conftest import ASSIST, Neovim, NeovimRun

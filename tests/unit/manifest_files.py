@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from daemon.manifests import ManifestInfo, read_manifests
+from daemon.workspace.manifests import ManifestInfo, read_manifests
 
 
 def write(root: Path, files: dict[str, str | bytes]) -> None:

@@ -2,7 +2,13 @@
 
 from __future__ import annotations
 
-from daemon.blocks import block_end, body_placeholder, handling_markers, lead_in, steering_comment
+from daemon.answers.blocks import (
+    block_end,
+    body_placeholder,
+    handling_markers,
+    lead_in,
+    steering_comment,
+)
 
 
 def test_python_body_ends_at_the_first_dedented_line():

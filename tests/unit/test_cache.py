@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from daemon.cache import CachedResult, ResultCache, cache_key
+from daemon.store.result_cache import CachedResult, ResultCache, cache_key
 
 SAMPLING = {"temperature": 0.0, "max_tokens": 64, "stop": ["\n\n\n"]}
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from daemon.engine import _find_stop, _gate_lines, _stop_prefix_length
+from daemon.engine.worker import _find_stop, _gate_lines, _stop_prefix_length
 
 
 def test_nothing_is_held_when_no_stop_can_start():

@@ -1,4 +1,4 @@
-"""Formatting through daemon.formatting, with the real ruff (and black, when installed)."""
+"""Formatting through daemon.checks.formatting, with the real ruff (and black, when installed)."""
 
 from __future__ import annotations
 
@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from daemon import lint
-from daemon.formatting import FORMATTERS, format_code
+from daemon.checks import lint
+from daemon.checks.formatting import FORMATTERS, format_code
 
 needs_ruff = pytest.mark.skipif(lint.ruff_path() is None, reason="ruff is not installed")
 HAVE_BLACK = importlib.util.find_spec("black") is not None or shutil.which("black") is not None

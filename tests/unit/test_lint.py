@@ -1,4 +1,4 @@
-"""ruff findings through daemon.lint, with the real ruff binary."""
+"""ruff findings through daemon.checks.lint, with the real ruff binary."""
 
 from __future__ import annotations
 
@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from daemon import lint
-from daemon.lint import SYNTAX_ERROR_CODE, lint_python, ruff_path
+from daemon.checks import lint
+from daemon.checks.lint import SYNTAX_ERROR_CODE, lint_python, ruff_path
 
 needs_ruff = pytest.mark.skipif(ruff_path() is None, reason="ruff is not installed")
 

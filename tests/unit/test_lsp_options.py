@@ -39,14 +39,3 @@ def test_updates_merge_into_the_current_options():
 def test_not_an_object():
     options, problems = parse_options(["x"])
     assert options == AssistOptions() and len(problems) == 1
-
-
-def test_a_shown_answer_is_still_possible_while_its_characters_are_typed():
-    from lsp.completion import Shown, still_possible
-
-    shown = Shown("r1", "def f():\n    ", "return 42")
-    assert still_possible(shown, "def f():\n    ")
-    assert still_possible(shown, "def f():\n    ret")
-    assert still_possible(shown, "def f():\n    return 42\n    ")  # accepted, then went on
-    assert not still_possible(shown, "def f():\n    pass")  # typed something else
-    assert not still_possible(shown, "def g():\n    ")  # elsewhere

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from daemon.manifests import ECOSYSTEMS, MAX_FRAMEWORKS, ManifestInfo
+from daemon.workspace.manifests import ECOSYSTEMS, MAX_FRAMEWORKS, ManifestInfo
 from tests.unit.manifest_files import read, write
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from daemon.manifests import parse_simple_yaml, strip_json_comments
+from daemon.workspace.manifests import parse_simple_yaml, strip_json_comments
 
 
 def test_strip_json_comments_keeps_strings() -> None:

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from daemon.manifests import normalize_python_name
+from daemon.workspace.manifests import normalize_python_name
 from tests.unit.manifest_files import pins, read, write
 
 

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import stat
 
-from daemon.dashboard import render
-from daemon.metrics import FeedbackRecord, MetricsRecorder, RequestRecord
-from daemon.stats import summarize
+from daemon.observe.dashboard import render
+from daemon.observe.metrics import FeedbackRecord, MetricsRecorder, RequestRecord
+from daemon.observe.stats import summarize
 
 
 def test_records_are_written_and_counted(tmp_path):

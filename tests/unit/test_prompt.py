@@ -4,14 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from daemon.prompt import (
-    SNAP_LINES,
-    PositionError,
-    build_prompt,
-    collapse_blank_runs,
-    render_header,
-    split_at_cursor,
-)
+from daemon.cursor import Cursor, PositionError, split_at_cursor
+from daemon.prompt.build import SNAP_LINES, build_prompt, collapse_blank_runs
+from daemon.prompt.header import render_header
 from daemon.protocol import Framework, Style, WorkspaceProfile
 from models.families import PLAIN, QWEN_CODER
 from tests.unit.fake_vocab import CharVocab, chars
@@ -48,7 +43,14 @@ def numbered(n: int) -> str:
 
 def test_plain_prompt_keeps_the_end_of_the_prefix_within_budget():
     text = numbered(1000)
-    built = build_prompt(PLAIN, CharVocab(bos=None), text, 1000, 0, 400, 0, header="")
+    built = build_prompt(
+        PLAIN,
+        CharVocab(bos=None),
+        Cursor.locate(text, 1000, 0),
+        budget=400,
+        suffix_budget=0,
+        header="",
+    )
     assert len(built.tokens) <= 400
     assert built.prefix.endswith("line0999\n")
     assert built.tokens == chars(built.prefix)
@@ -61,14 +63,28 @@ def test_typing_at_the_cursor_keeps_the_window_start():
     firsts = set()
     for typed in ("", "o", "oo", "oo(", "oo(x"):
         doc = text + typed
-        built = build_prompt(PLAIN, CharVocab(bos=None), doc, 1000, 5 + len(typed), 400, 0, "")
+        built = build_prompt(
+            PLAIN,
+            CharVocab(bos=None),
+            Cursor.locate(doc, 1000, 5 + len(typed)),
+            budget=400,
+            suffix_budget=0,
+            header="",
+        )
         firsts.add(built.prefix.split("\n", 1)[0])
     assert len(firsts) == 1
 
 
 def test_fim_prompt_has_prefix_suffix_and_middle_within_budget():
     text = numbered(500)
-    built = build_prompt(QWEN_CODER, FIM_VOCAB, text, 250, 4, 600, 100, header="# hi\n")
+    built = build_prompt(
+        QWEN_CODER,
+        FIM_VOCAB,
+        Cursor.locate(text, 250, 4),
+        budget=600,
+        suffix_budget=100,
+        header="# hi\n",
+    )
     assert len(built.tokens) <= 600
     assert built.tokens[0] == 10 and built.tokens[-1] == 12
     assert 11 in built.tokens
@@ -79,23 +95,51 @@ def test_fim_prompt_has_prefix_suffix_and_middle_within_budget():
 
 def test_a_file_larger_than_the_context_still_builds():
     text = "x = 1\n" * 200_000 + "y = "
-    built = build_prompt(PLAIN, CharVocab(bos=None), text, 200_000, 4, 256, 0, "")
+    built = build_prompt(
+        PLAIN,
+        CharVocab(bos=None),
+        Cursor.locate(text, 200_000, 4),
+        budget=256,
+        suffix_budget=0,
+        header="",
+    )
     assert 0 < len(built.tokens) <= 256
     assert built.prefix.endswith("y = ")
 
 
 def test_one_enormous_line_is_cut_by_characters():
     text = "var a=" + "1," * 100_000
-    built = build_prompt(PLAIN, CharVocab(bos=None), text, 0, len(text), 300, 0, "")
+    built = build_prompt(
+        PLAIN,
+        CharVocab(bos=None),
+        Cursor.locate(text, 0, len(text)),
+        budget=300,
+        suffix_budget=0,
+        header="",
+    )
     assert 0 < len(built.tokens) <= 300
     assert text.endswith(built.prefix)
 
 
 def test_header_comes_first_and_oversized_headers_are_dropped():
-    built = build_prompt(PLAIN, CharVocab(bos=None), "x = ", 0, 4, 200, 0, header="# H\n")
+    built = build_prompt(
+        PLAIN,
+        CharVocab(bos=None),
+        Cursor.locate("x = ", 0, 4),
+        budget=200,
+        suffix_budget=0,
+        header="# H\n",
+    )
     assert built.tokens == chars("# H\nx = ")
     big = "# " + "h" * 500 + "\n"
-    built = build_prompt(PLAIN, CharVocab(bos=None), "x = ", 0, 4, 200, 0, header=big)
+    built = build_prompt(
+        PLAIN,
+        CharVocab(bos=None),
+        Cursor.locate("x = ", 0, 4),
+        budget=200,
+        suffix_budget=0,
+        header=big,
+    )
     assert built.tokens == chars("x = ")
 
 

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from daemon.route import decide_route, empty_body_at
+from daemon.answers.route import decide_route, empty_body_at
+from daemon.cursor import Cursor
 from daemon.settings import load_settings
 
 SETTINGS = load_settings()
@@ -12,7 +13,9 @@ SETTINGS = load_settings()
 
 def route(text: str, language: str, **kw):
     lines = text.split("\n")
-    return decide_route(SETTINGS, text, len(lines) - 1, len(lines[-1]), language, **kw)
+    return decide_route(
+        SETTINGS, Cursor.locate(text, len(lines) - 1, len(lines[-1])), language, **kw
+    )
 
 
 def test_empty_python_body_after_a_signature_is_deep():
@@ -29,12 +32,14 @@ def test_empty_body_after_a_docstring_is_deep():
 
 
 def test_cursor_at_column_zero_under_a_signature_is_deep_with_the_body_indent():
-    assert empty_body_at("class A:\n    def f(self):\n", 2, 0, "python") == "        "
+    assert (
+        empty_body_at(Cursor.locate("class A:\n    def f(self):\n", 2, 0), "python") == "        "
+    )
 
 
 def test_a_body_that_already_has_code_below_is_not_deep():
     text = "def f():\n    \n    return 1\n"
-    assert empty_body_at(text, 1, 4, "python") is None
+    assert empty_body_at(Cursor.locate(text, 1, 4), "python") is None
 
 
 def test_mid_line_and_partial_statements_are_fast():
@@ -44,7 +49,7 @@ def test_mid_line_and_partial_statements_are_fast():
     assert r.kind == "fast" and "statement" in r.reason
     assert r.stages == ("skeleton", "logic", "final")
     lines = ["total = sum(values)  # done"]
-    mid = decide_route(SETTINGS, lines[0], 0, 5, "python")
+    mid = decide_route(SETTINGS, Cursor.locate(lines[0], 0, 5), "python")
     assert mid.kind == "fast" and "inside a line" in mid.reason
 
 
@@ -58,7 +63,7 @@ def test_mid_line_and_partial_statements_are_fast():
 )
 def test_empty_brace_bodies_are_deep(text, language):
     lines = text.split("\n")
-    r = decide_route(SETTINGS, text, 1, len(lines[1]), language)
+    r = decide_route(SETTINGS, Cursor.locate(text, 1, len(lines[1])), language)
     assert r.kind == "deep"
 
 

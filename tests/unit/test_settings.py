@@ -77,3 +77,21 @@ def test_every_setting_has_a_description_and_a_flag():
 )
 def test_loopback_detection(host, loopback):
     assert is_loopback(host) is loopback
+
+
+def test_the_tokens_file_is_the_tokens_flag_in_every_command_that_takes_it():
+    from daemon.cli.main import _parser
+
+    commands = _parser()._subparsers._group_actions[0].choices  # type: ignore[union-attr]
+    takes_it = {
+        name: [a.option_strings for a in parser._actions if a.dest == "tokens"]
+        for name, parser in commands.items()
+    }
+    assert takes_it["serve"] == [["--tokens"]]
+    assert takes_it["tokens"] == [["--tokens"], ["--file"]]  # --file: the old name, hidden
+    assert all(not flags for name, flags in takes_it.items() if name not in ("serve", "tokens"))
+
+
+def test_the_tokens_setting_comes_from_the_environment_too(isolated, monkeypatch):
+    monkeypatch.setenv("ASSIST_TOKENS", str(isolated / "team.toml"))
+    assert load_settings().tokens == isolated / "team.toml"

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from daemon.stats import parse_window, percentile, summarize
+from daemon.observe.stats import parse_window, percentile, summarize
 
 NOW = 1_000_000.0
 

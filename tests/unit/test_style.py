@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from daemon.protocol import Style
-from daemon.style import (
+from daemon.workspace.style import (
     complete_style,
     editorconfig_glob_matches,
     editorconfig_properties,

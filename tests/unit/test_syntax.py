@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from daemon.syntax import (
+from daemon.checks.syntax import (
     MAX_DIAGNOSTICS,
     Diagnostic,
     UnsupportedLanguage,

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from daemon.typing_index import TypingIndex
+from daemon.answers.typing_index import TypingIndex
 
 
 def test_typed_characters_of_the_answer_hit_the_rest():

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from daemon.verify import verify_document, verify_insertion
+from daemon.checks.verify import verify_document, verify_insertion
 
 
 def test_an_insertion_that_completes_the_code_passes():

@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 
 from daemon.protocol import WorkspaceProfile
-from daemon.workspace import (
+from daemon.workspace.profile import (
     MANIFEST_NAMES,
     WorkspaceProfiler,
     compute_profile,
@@ -405,12 +405,16 @@ def test_watcher_ignores_other_files(python_copy: Path) -> None:
 
 def test_profiler_start_stop_are_safe_to_repeat(tmp_path: Path) -> None:
     profiler = WorkspaceProfiler(tmp_path)
-    profiler.stop()
+    profiler.stop()  # never started: nothing to stop
     profiler.start()
-    profiler.start()
-    profiler.profile_for(tmp_path / "missing" / "dir" / "a.py", text="x = 1\n")
+    observer = profiler._observer
+    profiler.start()  # already running: the same watcher, not a second one
+    assert observer is not None and profiler._observer is observer and observer.is_alive()
+    profile = profiler.profile_for(tmp_path / "missing" / "dir" / "a.py", text="x = 1\n")
+    assert profile.language == "python"
     profiler.stop()
     profiler.stop()
+    assert profiler._observer is None and not observer.is_alive()
 
 
 # --- linters and formatters the workspace configures --------------------------------------------

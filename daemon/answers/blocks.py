@@ -1,0 +1,116 @@
+"""Where a generated block ends, and the frame of a body before the model writes it.
+
+A base model does not know to stop at the end of a function: it goes on to the next one. These
+helpers end an answer on the first complete line that leaves the block (less indented than the
+block, or closing more braces than it opened), and give the placeholder body and the steering
+comment the staged path uses.
+"""
+
+from __future__ import annotations
+
+import re
+
+from daemon.engine.jobs import Until
+from daemon.language import language_info
+
+_CLOSERS = {"}": "{", ")": "(", "]": "["}
+# Text that shows error handling or input validation, per language family.
+_HANDLING = {
+    "python": re.compile(r"\braise\b|\btry:|\bexcept\b|\bif not\b|\bisinstance\(|\bassert\b"),
+    "go": re.compile(r"err != nil|errors\.New|fmt\.Errorf|\bpanic\("),
+    "rust": re.compile(r"\bErr\(|\?;|\?\)|\.ok_or|\bpanic!|\bexpect\(|\bmatch\b"),
+    "c": re.compile(r"==\s*NULL|!=\s*NULL|\bif\s*\(\s*!|\breturn\s+-1\b|\berrno\b|\bthrow\b"),
+    "default": re.compile(r"\bthrow\b|\btry\s*\{|\bcatch\b|\bif\s*\(\s*!|===?\s*(null|undefined)"),
+}
+_PLACEHOLDERS = {
+    "python": "...",
+    "go": 'panic("not implemented")',
+    "rust": "todo!()",
+    "java": 'throw new UnsupportedOperationException("not implemented");',
+    "kotlin": 'TODO("not implemented")',
+    "csharp": "throw new NotImplementedException();",
+    "c": "/* not implemented */",
+    "cpp": 'throw std::logic_error("not implemented");',
+}
+_JS_PLACEHOLDER = 'throw new Error("not implemented");'
+
+
+def _width(line: str) -> int:
+    return len(line.expandtabs(4)) - len(line.expandtabs(4).lstrip())
+
+
+def block_end(base_indent: str, max_lines: int | None = None) -> Until:
+    """An ``until`` for the engine: the answer ends before the first line that leaves the block.
+
+    The answer starts at the cursor, so its first line continues the cursor's line and is not
+    judged. Later non-blank lines less indented than ``base_indent`` leave the block, as does a
+    closing bracket that was not opened inside the answer. Trailing blank lines are dropped.
+    """
+    base = _width(base_indent)
+
+    def until(text: str) -> int | None:
+        lines = text.split("\n")[:-1]  # only complete lines
+        depth = 0
+        offset = 0
+        for index, line in enumerate(lines):
+            if index > 0 and line.strip() and _width(line) < base:
+                return _trim_blank(text, offset)
+            for char in line:
+                if char in "{([":
+                    depth += 1
+                elif char in _CLOSERS:
+                    depth -= 1
+            if depth < 0 and index > 0 and _width(line) < base:
+                return _trim_blank(text, offset)
+            offset += len(line) + 1
+            if max_lines is not None and index + 1 >= max_lines:
+                return _trim_blank(text, offset)
+        return None
+
+    return until
+
+
+def _trim_blank(text: str, end: int) -> int:
+    """Move ``end`` back over trailing blank lines (keeping the newline of the last code line)."""
+    kept = text[:end].rstrip(" \t\n")
+    return len(kept) + 1 if len(kept) < end else end
+
+
+def body_placeholder(language: str | None) -> str:
+    """The statement a skeleton puts in a body the model has not written yet."""
+    if language in ("javascript", "javascriptreact", "typescript", "typescriptreact"):
+        return _JS_PLACEHOLDER
+    return _PLACEHOLDERS.get(language or "", "...")
+
+
+def lead_in(before_cursor: str, body_indent: str) -> str:
+    """Indentation still to insert so the body starts at ``body_indent``."""
+    if body_indent.startswith(before_cursor):
+        return body_indent[len(before_cursor) :]
+    return ""
+
+
+def steering_comment(language: str | None, body_indent: str) -> str:
+    """A comment line that asks a base model for validation and error handling first."""
+    info = language_info(language)
+    text = "Validate the arguments and handle errors first, then do the work."
+    if info is None or (info.line_comment is None and info.block_comment is None):
+        return ""
+    if info.line_comment:
+        return f"{info.line_comment} {text}\n{body_indent}"
+    assert info.block_comment is not None
+    start, end = info.block_comment
+    return f"{start} {text} {end}\n{body_indent}"
+
+
+def handling_markers(language: str | None, text: str) -> int:
+    """How many error-handling or validation constructs ``text`` holds."""
+    if language == "python":
+        pattern = _HANDLING["python"]
+    elif language in ("go", "rust"):
+        pattern = _HANDLING[language]
+    elif language in ("c", "cpp"):
+        pattern = _HANDLING["c"]
+    else:
+        pattern = _HANDLING["default"]
+    return len(pattern.findall(text))

@@ -1,0 +1,503 @@
+"""The completion pipeline: route, prompt, cache, then the answer in stages.
+
+Fast path (one pass): ``skeleton`` is the first line as soon as it is written, ``logic`` the
+whole answer, ``final`` the verified answer. Deep path (an empty body after a signature):
+``skeleton`` is a placeholder body sent before any model token, ``logic`` the body the model
+writes, ``errors`` a second pass steered towards validation and error handling, ``final`` the
+best verified stage, formatted when the workspace's formatter is installed. A stage that fails
+verification is sent with ``ok: false`` and the previous valid text.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+import uuid
+from collections.abc import AsyncGenerator, Callable
+from dataclasses import dataclass, field, replace
+from typing import Any, Literal
+
+from daemon.answers.blocks import (
+    block_end,
+    body_placeholder,
+    handling_markers,
+    lead_in,
+    steering_comment,
+)
+from daemon.answers.feedback import WINDOW as FEEDBACK_WINDOW
+from daemon.answers.feedback import FeedbackBook, RecentAnswer
+from daemon.answers.route import Route, decide_route
+from daemon.answers.typing_index import TypingIndex
+from daemon.checks.formatting import format_code
+from daemon.checks.verify import Verdict, verify_insertion
+from daemon.cursor import Cursor, PositionError
+from daemon.engine.scheduler import Admission, Priority
+from daemon.errors import AssistError, InvalidPosition
+from daemon.observe.metrics import FeedbackRecord
+from daemon.pipeline.backend import (
+    Backend,
+    JobResult,
+    budget,
+    elapsed_ms,
+    ms_between,
+    request_key,
+)
+from daemon.pipeline.flights import FlightTable
+from daemon.pipeline.requests import check_limits, language_of
+from daemon.prompt.build import BuiltPrompt, build_prompt
+from daemon.prompt.header import render_header
+from daemon.protocol import (
+    CompleteRequest,
+    DoneEvent,
+    FeedbackRequest,
+    StageEvent,
+    StageName,
+    StartEvent,
+    Timings,
+)
+from daemon.settings import Settings
+from daemon.store.result_cache import CachedResult
+
+# Documents larger than this are tokenized off the event loop.
+_OFFLOAD_PROMPT_CHARS = 64 * 1024
+# The fast path writes at most this many lines after the cursor's line.
+FAST_MAX_LINES = 8
+# Two blank lines end any answer: the next top-level definition is not ours to write.
+BLOCK_STOPS = ("\n\n\n",)
+
+
+@dataclass
+class Completion:
+    """Everything prepared for one completion request before the stream starts."""
+
+    req: CompleteRequest
+    request_id: str
+    received: float
+    language: str | None
+    route: Route
+    cursor: Cursor  # the document, split once at the cursor
+    lead: str  # indentation the answer starts with (deep path on a column-0 cursor)
+    prompt: BuiltPrompt
+    header: str
+    key: str
+    stops: tuple[str, ...]
+    user: str
+    typing_key: str
+    priority: Priority = Priority.INTERACTIVE
+    admission: Admission | None = None  # the queue place, once the request is admitted
+    sent: list[StageName] = field(default_factory=list)
+
+    @property
+    def prefix(self) -> str:
+        return self.cursor.prefix
+
+    @property
+    def suffix(self) -> str:
+        return self.cursor.suffix
+
+    def elapsed_ms(self) -> float:
+        return elapsed_ms(self.received)
+
+    def start_event(self) -> StartEvent:
+        return StartEvent(
+            request_id=self.request_id,
+            language=self.language,
+            prompt_tokens=len(self.prompt.tokens),
+            prompt_format=self.prompt.format_name,
+            route=self.route.kind,
+            route_reason=self.route.reason,
+        )
+
+    def stage(self, name: StageName, text: str, verdict: Verdict | None = None) -> StageEvent:
+        self.sent.append(name)
+        ok = verdict.ok if verdict else True
+        reason = verdict.reason if verdict else None
+        return StageEvent(stage=name, text=text, elapsed_ms=self.elapsed_ms(), ok=ok, reason=reason)
+
+
+class CompletionPipeline:
+    """Completions: prepared once, answered from the cache or by one flight in stages.
+
+    ``on_accepted`` is called with an answer the user accepted (the daemon prefetches the next
+    completion from it); it is passed in, so this pipeline never calls the layer above it.
+    """
+
+    def __init__(
+        self,
+        backend: Backend,
+        settings: Settings,
+        *,
+        flights: FlightTable | None = None,
+        typing: TypingIndex | None = None,
+        book: FeedbackBook | None = None,
+        on_accepted: Callable[[RecentAnswer], None] | None = None,
+    ) -> None:
+        self.backend = backend
+        self.settings = settings
+        self.flights = flights if flights is not None else FlightTable()
+        self.typing = typing if typing is not None else TypingIndex()
+        self.book = book if book is not None else FeedbackBook()
+        self.on_accepted = on_accepted
+
+    async def start(
+        self, req: CompleteRequest, user: str, priority: Priority = Priority.INTERACTIVE
+    ) -> AsyncGenerator[Any, None]:
+        """Everything up to the stream: limits, route, prompt, cache (exact, then typed),
+        admission. Raises an ``AssistError`` to refuse; returns the stream of events."""
+        received = time.perf_counter()
+        settings = self.settings
+        model = self.backend.model
+        check_limits(settings, req.max_tokens, req.deadline_ms)
+        language = await language_of(req)
+        try:
+            cursor = Cursor.locate(req.text, req.line, req.column)
+        except PositionError as exc:
+            raise InvalidPosition(str(exc)) from exc
+        route = decide_route(settings, cursor, language, req.mode, req.max_tokens, req.deadline_ms)
+        if route.kind == "deep" and await self.fast_mode(user):
+            route = fast_mode(route)
+        lead = lead_in(cursor.before, route.body_indent) if route.kind == "deep" else ""
+        header = render_header(req.profile, language, req.path)
+        prompt = await self._build(cursor.typed(lead), route, header)
+
+        if route.kind == "deep":
+            stops = BLOCK_STOPS
+        elif cursor.after.strip():
+            stops = ("\n",)
+        else:
+            stops = BLOCK_STOPS
+        params = {
+            "route": route.kind,
+            "max_tokens": route.max_tokens,
+            "temperature": settings.temperature,
+            "stops": list(stops),
+            "errors_share": settings.errors_share if route.kind == "deep" else None,
+            "tools": sorted(req.profile.tools) if req.profile else [],
+        }
+        key = request_key(model, "complete", params, prompt.tokens)
+        typing_key = self.typing.key(
+            f"{model.facts.fingerprint}|{prompt.format_name}|{header}", cursor.suffix
+        )
+        c = Completion(
+            req=req,
+            request_id=req.request_id or uuid.uuid4().hex[:16],
+            received=received,
+            language=language,
+            route=route,
+            cursor=cursor,
+            lead=lead,
+            prompt=prompt,
+            header=header,
+            key=key,
+            stops=stops,
+            user=user,
+            typing_key=typing_key,
+            priority=priority,
+        )
+        if req.cache:
+            hit = await self.backend.lookup(key)
+            if hit is not None:
+                return self._from_cache(c, hit, "exact")
+            typed = self.typing.match(typing_key, cursor.prefix)
+            if typed is not None:
+                result = CachedResult(typed.answer, typed.finish_reason, typed.tokens, language)
+                return self._from_cache(c, result, "typed")
+        # Background work (a prefetch) never replaces what the user is waiting for.
+        document = (user, req.path) if req.path and priority == Priority.INTERACTIVE else None
+        return self.flights.join_or_start(
+            key,
+            lambda: self.backend.admit(priority, user),
+            lambda admission: self._stream(c, admission),
+            c.request_id,
+            document,
+        )
+
+    # -- feedback --------------------------------------------------------------------------
+    async def fast_mode(self, user: str) -> bool:
+        """Whether the user accepts most answers (their history is loaded on first use)."""
+        if not self.book.known(user):
+            history = await self.backend.feedback_history(user, FEEDBACK_WINDOW)
+            if not self.book.known(user):
+                self.book.seed(user, history)
+        return self.book.fast_mode(user)
+
+    async def feedback(self, item: FeedbackRequest, user: str) -> dict[str, Any]:
+        """Record that an answer was accepted or rejected, and act on it: a rejected answer
+        is demoted in the cache; an accepted one is handed to ``on_accepted``."""
+        await self.fast_mode(user)  # loads the user's history before adding to it
+        answer = self.book.answer(item.request_id)
+        language = item.language or (answer.language if answer else None)
+        await self.backend.record_feedback(item.request_id, user, item.accepted, language)
+        self.book.record(user, item.accepted)
+        self.backend.observe(FeedbackRecord(user, language, item.accepted))
+        outcome = "recorded"
+        if answer is not None and not item.accepted:
+            outcome = await self.backend.demote(answer.key, self.settings.evict_after_rejects)
+            if answer.typing_key:
+                self.typing.forget(answer.typing_key, answer.answer)
+        elif answer is not None and item.accepted and self.on_accepted is not None:
+            self.on_accepted(answer)
+            outcome = "prefetching"
+        rate, count = self.book.acceptance(user)
+        return {
+            "recorded": True,
+            "outcome": outcome,
+            "acceptance": rate,
+            "events": count,
+            "fast_mode": self.book.fast_mode(user),
+        }
+
+    def workload(self) -> dict[str, int]:
+        return {
+            "flights": len(self.flights),
+            "joined_flights": self.flights.joined,
+            "typed_hits": self.typing.hits,
+        }
+
+    # -- preparing -------------------------------------------------------------------------
+    async def _build(self, cursor: Cursor, route: Route, header: str) -> BuiltPrompt:
+        """The prompt for the document at ``cursor``, cut to the budget left by the route."""
+        model = self.backend.model
+        settings = self.settings
+        limit = min(settings.prompt_budget_tokens, model.facts.n_ctx - route.max_tokens - 8)
+
+        def build() -> BuiltPrompt:
+            return build_prompt(
+                model.format,
+                model,
+                cursor,
+                budget=limit,
+                suffix_budget=settings.suffix_budget_tokens,
+                header=header,
+            )
+
+        if len(cursor.text) > _OFFLOAD_PROMPT_CHARS:
+            return await asyncio.to_thread(build)
+        return build()
+
+    def _remember(self, c: Completion, answer: str) -> None:
+        self.book.remember(
+            c.request_id, RecentAnswer(c.key, c.typing_key, c.user, c.language, answer, c.req)
+        )
+
+    async def _from_cache(
+        self, c: Completion, hit: CachedResult, match: Literal["exact", "typed"]
+    ) -> AsyncGenerator[Any, None]:
+        self._remember(c, hit.text)
+        yield c.start_event()
+        yield c.stage("final", hit.text)
+        yield _done(c, hit.text, True, hit.finish_reason, hit.tokens, None, True, match)
+
+    async def _keep(self, c: Completion, text: str, result: JobResult, tokens: int) -> None:
+        """A complete, verified answer: into the cache, the typing index and the book."""
+        await self.backend.store(c.key, CachedResult(text, result.reason, tokens, c.language))
+        self.typing.remember(c.typing_key, c.prefix, text, result.reason, tokens)
+        self._remember(c, text)
+
+    # -- answering -------------------------------------------------------------------------
+    async def _stream(self, c: Completion, admission: Admission) -> AsyncGenerator[Any, None]:
+        c.admission = admission
+        yield c.start_event()
+        try:
+            if c.route.kind == "fast":
+                async for event in self._fast(c, admission):
+                    yield event
+            else:
+                async for event in self._deep(c, admission):
+                    yield event
+        except AssistError as exc:
+            yield exc.event()
+
+    async def _fast(self, c: Completion, admission: Admission) -> AsyncGenerator[Any, None]:
+        deadline = c.received + c.route.deadline_ms / 1000
+        limits = budget(c.route.max_tokens, deadline, self.settings.temperature)
+        until = None
+        if c.stops == BLOCK_STOPS:
+            indent = c.prefix.rsplit("\n", 1)[-1]
+            indent = indent[: len(indent) - len(indent.lstrip(" \t"))]
+            # A short block, unless the client set its own token budget.
+            lines = None if c.req.max_tokens else FAST_MAX_LINES + 1
+            until = block_end(indent, max_lines=lines)
+        text = ""
+        skeleton: str | None = None
+        relay = self.backend.run(
+            c.prompt.tokens, limits, admission=admission, stage="logic", stops=c.stops, until=until
+        )
+        async for event in relay:
+            text += event.text
+            yield event
+            if skeleton is None and "\n" in text:
+                skeleton = text.split("\n", 1)[0]
+                yield c.stage("skeleton", skeleton)
+        result = relay.result
+        answer = result.text
+        if skeleton is None:
+            skeleton = answer
+            yield c.stage("skeleton", skeleton)
+        verdict = await _verify(c, answer)
+        yield c.stage("logic", answer if verdict.ok else skeleton, verdict)
+        final, final_verdict = answer, verdict
+        if not verdict.ok:
+            # The whole answer does not parse; its first line may, on its own.
+            first = await _verify(c, skeleton) if skeleton != answer else verdict
+            if first.ok and skeleton.strip():
+                final = skeleton
+                final_verdict = Verdict(
+                    True, f"kept the first line: the rest failed verification ({verdict.reason})"
+                )
+            else:
+                final = ""
+                final_verdict = Verdict(False, f"the answer failed verification ({verdict.reason})")
+        yield c.stage("final", final, final_verdict)
+        if result.complete and final_verdict.ok:
+            await self._keep(c, final, result, result.tokens)
+        yield _done(c, final, False, result.reason, result.tokens, result, final_verdict.ok)
+
+    async def _deep(self, c: Completion, admission: Admission) -> AsyncGenerator[Any, None]:
+        settings = self.settings
+        total_deadline = c.received + c.route.deadline_ms / 1000
+        logic_deadline = c.received + c.route.deadline_ms * (1 - settings.errors_share) / 1000
+        skeleton = c.lead + body_placeholder(c.language)
+        yield c.stage("skeleton", skeleton)
+
+        # logic: the body as the model writes it.
+        until = block_end(c.route.body_indent)
+        limits = budget(c.route.max_tokens, logic_deadline, settings.temperature)
+        relay = self.backend.run(
+            c.prompt.tokens, limits, admission=admission, stage="logic", stops=c.stops, until=until
+        )
+        async for event in relay:
+            yield event
+        logic_result = relay.result
+        logic = c.lead + logic_result.text
+        logic_verdict = await _verify(c, logic)
+        if logic_result.reason in ("deadline", "cancelled") and logic_verdict.ok:
+            logic_verdict = Verdict(False, f"the body was cut off ({logic_result.reason})")
+        if not logic_result.text.strip():
+            logic_verdict = Verdict(False, "the model wrote no body")
+        best = logic if logic_verdict.ok else skeleton
+        yield c.stage("logic", best, logic_verdict)
+
+        # errors: a second pass asked for validation and error handling first.
+        errors_verdict = Verdict(False, "no time was left for the errors stage")
+        errors_result: JobResult | None = None
+        if c.route.skip_errors:
+            pass  # fast mode: this user's answers are accepted as they are
+        elif time.perf_counter() < total_deadline - 0.2:
+            steer = steering_comment(c.language, c.route.body_indent)
+            prompt = await self._build(c.cursor.typed(c.lead + steer), c.route, c.header)
+            limits = budget(c.route.max_tokens, total_deadline, settings.temperature)
+            relay = self.backend.run(
+                prompt.tokens,
+                limits,
+                admission=admission,
+                stage="errors",
+                stops=c.stops,
+                until=until,
+            )
+            async for event in relay:
+                yield event
+            errors_result = relay.result
+            hardened = c.lead + errors_result.text
+            errors_verdict = await _verify(c, hardened)
+            if errors_verdict.ok and not errors_result.complete:
+                errors_verdict = Verdict(False, f"the pass was cut off ({errors_result.reason})")
+            elif errors_verdict.ok and handling_markers(c.language, hardened) <= handling_markers(
+                c.language, best
+            ):
+                errors_verdict = Verdict(False, "the pass added no validation or error handling")
+            if errors_verdict.ok:
+                best = hardened
+        if not c.route.skip_errors:
+            yield c.stage("errors", best, errors_verdict)
+
+        # final: the best verified stage, formatted as the workspace formats.
+        final, formatter = await _format(c, best)
+        final_verdict = (
+            await _verify(c, final)
+            if best != skeleton
+            else Verdict(False, "no stage passed verification; the skeleton stands")
+        )
+        final_event = c.stage("final", final, final_verdict)
+        final_event.formatter = formatter
+        yield final_event
+        tokens = logic_result.tokens + (errors_result.tokens if errors_result else 0)
+        if logic_result.complete and final_verdict.ok:
+            await self._keep(c, final, logic_result, tokens)
+        yield _done(c, final, False, logic_result.reason, tokens, logic_result, final_verdict.ok)
+
+
+def fast_mode(route: Route) -> Route:
+    """A user who accepts most answers: no error-handling pass, shorter budgets."""
+    return replace(
+        route,
+        skip_errors=True,
+        max_tokens=max(8, route.max_tokens // 2),
+        deadline_ms=max(500, route.deadline_ms // 2),
+        reason=route.reason + " (fast mode: you accept most answers)",
+    )
+
+
+async def _verify(c: Completion, inserted: str) -> Verdict:
+    return await asyncio.to_thread(verify_insertion, c.language, c.prefix, inserted, c.suffix)
+
+
+async def _format(c: Completion, inserted: str) -> tuple[str, str | None]:
+    """Format the document with the answer in it; keep the answer's part if nothing else moved."""
+    profile = c.req.profile
+    if profile is None or not profile.tools or c.language is None:
+        return inserted, None
+    document = c.prefix + inserted + c.suffix
+    formatted = await asyncio.to_thread(
+        format_code, document, c.language, profile.tools, profile.style.line_length
+    )
+    if formatted is None:
+        return inserted, None
+    text, name = formatted
+    if not (text.startswith(c.prefix) and text.endswith(c.suffix)):
+        return inserted, None  # the formatter would change the user's own lines too
+    end = len(text) - len(c.suffix)
+    if end < len(c.prefix):
+        return inserted, None
+    return text[len(c.prefix) : end], name
+
+
+def _done(
+    c: Completion,
+    text: str,
+    cached: bool,
+    reason: str,
+    tokens: int,
+    result: JobResult | None,
+    verified: bool,
+    cache_match: Literal["exact", "typed"] | None = None,
+) -> DoneEvent:
+    now = time.perf_counter()
+    if result is None:
+        timings = Timings(
+            total_ms=ms_between(c.received, now) or 0.0, first_token_ms=ms_between(c.received, now)
+        )
+    else:
+        job = result.times
+        timings = Timings(
+            queue_ms=ms_between(job.submitted_at, job.started_at) or 0.0,
+            prompt_ms=ms_between(job.started_at or c.received, job.prompt_done_at) or 0.0,
+            first_token_ms=ms_between(c.received, job.first_token_at),
+            total_ms=ms_between(c.received, now) or 0.0,
+            engine_ms=ms_between(job.started_at or c.received, job.finished_at),
+        )
+    return DoneEvent(
+        request_id=c.request_id,
+        text=text,
+        cached=cached,
+        finish_reason=reason,
+        tokens=tokens,
+        prompt_tokens=len(c.prompt.tokens),
+        reused_tokens=result.reused_tokens if result else 0,
+        timings=timings,
+        route=c.route.kind,
+        route_reason=c.route.reason,
+        stages=list(c.sent),
+        verified=verified,
+        cache_match=cache_match,
+    )

@@ -1,0 +1,1 @@
+"""The ``assist`` command line: argument parsing, one module per command, terminal views."""

@@ -1,0 +1,94 @@
+"""``assist fix FILE [--write]``: repair the syntax errors of a file with a fix that parses.
+
+A fix needs the whole file, so a file over half the request size limit (``max_request_bytes``;
+JSON may double the text) is refused from its size, before it is read, with what to do about it.
+The diff of a fix goes to stdout, the stages to stderr; ``--write`` replaces the file atomically,
+and only if it still holds the text that was fixed.
+
+Exit status: 0 fixed (or nothing to fix); 1 no verified fix, or the daemon failed; 2 bad usage
+or input (then nothing is written).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from daemon.cli.document import locate, profile_of
+from daemon.cli.output import EXIT_FAILED, EXIT_OK, EXIT_USAGE, console, err
+from daemon.cli.source_file import (
+    FileTooLarge,
+    InputError,
+    WriteConflict,
+    describe_size,
+    read_source,
+    write_atomically,
+)
+from daemon.cli.stream import ask
+from daemon.protocol import DoneEvent, FixRequest
+from daemon.settings import Settings
+
+
+def largest_file(settings: Settings) -> int:
+    """The largest file ``assist fix`` sends: its JSON (escapes included) must fit a request."""
+    return settings.max_request_bytes // 2
+
+
+def too_large(exc: FileTooLarge, settings: Settings) -> str:
+    needed = -(-2 * exc.size // 2**20) * 2**20  # twice the file, rounded up to a MiB
+    return (
+        f"{exc.path} is {describe_size(exc.size)}; a fix sends the whole file, and files "
+        f"of up to {describe_size(exc.limit)} fit a request (half the request size limit, "
+        f"max_request_bytes = {settings.max_request_bytes:,}). Nothing was written. Fix the "
+        f"broken part in a smaller file, or run the daemon and this command with "
+        f"--max-request-bytes {needed} or more."
+    )
+
+
+def read_for_fix(settings: Settings, path: Path) -> str:
+    try:
+        return read_source(path, largest_file(settings))
+    except FileTooLarge as exc:
+        raise InputError(too_large(exc, settings)) from None
+
+
+def run_fix(settings: Settings, args: argparse.Namespace) -> int:
+    from daemon.cli.stage_view import print_diff
+
+    try:
+        text = read_for_fix(settings, args.file)
+    except InputError as exc:
+        err(str(exc))
+        return EXIT_USAGE
+    place = locate(args.file, args.workspace)
+    request = FixRequest(
+        text=text,
+        path=place.shown,
+        language=args.language,
+        profile=profile_of(place, text, args.language),
+        cache=not args.no_cache,
+        candidates=args.candidates,
+    )
+    done = ask(settings, lambda client: client.fix(request), args.json, "fix")
+    if not isinstance(done, DoneEvent):
+        return done
+    if not done.changed:
+        if not args.json:
+            message = "nothing to fix" if done.verified else "no verified fix found"
+            print(f"{args.file}: {message}", file=sys.stderr)
+        return EXIT_OK if done.verified else EXIT_FAILED
+    if not args.json and done.diff:
+        print_diff(console(), done.diff)
+    if args.write:
+        try:
+            write_atomically(args.file, done.text, expected=text)
+        except WriteConflict as exc:
+            err(str(exc))
+            return EXIT_FAILED
+        except OSError as exc:
+            err(f"cannot write {args.file}: {exc.strerror or exc}")
+            return EXIT_FAILED
+        if not args.json:
+            print(f"{args.file}: fixed and written", file=sys.stderr)
+    return EXIT_OK

@@ -1,0 +1,107 @@
+"""``assist stats``: the daemon's figures as a table in the terminal, or JSON for scripts.
+
+It asks the running daemon (``GET /v1/stats``); with no daemon running it reads the metrics
+file itself, so yesterday's figures are there even when the daemon is not.
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+from typing import Any
+
+from daemon.cli.output import EXIT_FAILED, EXIT_OK, EXIT_USAGE, console, err, print_json
+from daemon.client.daemon_client import DaemonClient, DaemonError, DaemonUnavailable
+from daemon.observe.stats import parse_window, summarize
+from daemon.settings import Settings
+
+COLUMNS = (
+    ("requests", "requests", "{:,}"),
+    ("p50_ms", "P50 ms", "{:,.0f}"),
+    ("p90_ms", "P90 ms", "{:,.0f}"),
+    ("p99_ms", "P99 ms", "{:,.0f}"),
+    ("first_token_p50_ms", "1st token ms", "{:,.0f}"),
+    ("tokens_per_second", "tok/s", "{:,.1f}"),
+    ("cache_hit_rate", "hit rate", "{:.0%}"),
+    ("acceptance_rate", "accepted", "{:.0%}"),
+    ("fix_rate", "fixed", "{:.0%}"),
+)
+
+
+def _from_file(settings: Settings, window: str, by: str) -> dict[str, Any]:
+    from daemon.observe.metrics import connect
+
+    path = settings.resolved_metrics_path
+    if not path.exists():
+        raise FileNotFoundError(f"no daemon answers and there is no metrics file at {path}")
+    window_s = parse_window(window)
+    since = time.time() - window_s
+    conn = connect(path)
+    try:
+        columns = [d[1] for d in conn.execute("PRAGMA table_info(requests)")]
+        rows = [
+            dict(zip(columns, r, strict=True))
+            for r in conn.execute("SELECT * FROM requests WHERE at >= ?", (since,))
+        ]
+        feedback = [
+            {"at": a, "user": u, "language": lang, "accepted": bool(acc)}
+            for a, u, lang, acc in conn.execute(
+                "SELECT at, user, language, accepted FROM feedback_events WHERE at >= ?", (since,)
+            )
+        ]
+    finally:
+        conn.close()
+    return summarize(rows, feedback, window_s, by)
+
+
+def _cell(value: Any, pattern: str) -> str:
+    return "–" if value is None else pattern.format(value)
+
+
+def print_table(figures: dict[str, Any], source: str) -> None:
+    from rich.table import Table
+
+    by = figures["by"]
+    hours = figures["window_s"] / 3600
+    title = f"assist stats: the last {hours:g} h ({source})"
+    table = Table(title=title, title_justify="left")
+    table.add_column(by)
+    table.add_column("task")
+    for _, label, _ in COLUMNS:
+        table.add_column(label, justify="right")
+    for group in figures["groups"]:
+        table.add_row(
+            str(group[by]),
+            group["task"],
+            *(_cell(group[key], pattern) for key, _, pattern in COLUMNS),
+        )
+    totals = figures["totals"]
+    table.add_row("all", "", *(_cell(totals[key], pattern) for key, _, pattern in COLUMNS))
+    console(width=None if sys.stdout.isatty() else 140).print(table)
+
+
+def run_stats(settings: Settings, window: str, by: str, as_json: bool) -> int:
+    try:
+        parse_window(window)
+    except ValueError:
+        err(f"--window {window!r}: use 900, 15m, 1h or 7d")
+        return EXIT_USAGE
+    try:
+        with DaemonClient.for_settings(settings) as client:
+            figures = client.stats(window, by)
+        source = f"daemon at {settings.daemon_url}"
+    except DaemonUnavailable:
+        try:
+            figures = _from_file(settings, window, by)
+        except FileNotFoundError as exc:
+            err(str(exc))
+            return EXIT_FAILED
+        source = f"file {settings.resolved_metrics_path}"
+    except DaemonError as exc:
+        err(str(exc))
+        return EXIT_FAILED
+    if as_json:
+        print_json(figures)
+    else:
+        print_table(figures, source)
+    return EXIT_OK

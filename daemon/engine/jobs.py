@@ -1,0 +1,102 @@
+"""What the engine runs: a ``Job`` (a token prompt with its ``Budget``, stops, priority and
+user, in the place its request was admitted to) and the events it sends while it runs."""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from daemon.engine.scheduler import Admission, Priority
+
+
+@dataclass(frozen=True)
+class Budget:
+    max_tokens: int
+    deadline: float  # time.perf_counter() value after which generation stops
+    temperature: float = 0.0
+    top_k: int = 40
+    top_p: float = 0.95
+    seed: int = 0
+
+
+@dataclass(frozen=True)
+class PromptEvaluated:
+    prompt_tokens: int
+    reused_tokens: int
+
+
+@dataclass(frozen=True)
+class TokenText:
+    text: str
+
+
+@dataclass(frozen=True)
+class Finished:
+    reason: str  # "stop", "length", "deadline", "cancelled" or "error"
+    tokens: int
+    text: str
+    error: str | None = None
+
+
+EngineEvent = PromptEvaluated | TokenText | Finished
+Sink = Callable[[EngineEvent], None]
+Until = Callable[[str], int | None]
+
+
+@dataclass
+class Progress:
+    """Where a generation stood when it yielded, so that it resumes exactly there."""
+
+    ids: list[int] = field(default_factory=list)
+    text: str = ""
+    pending: str = ""
+    decoder_state: tuple[bytes, int] = (b"", 0)
+
+
+@dataclass
+class Job:
+    tokens: list[int]
+    budget: Budget
+    stop_strings: tuple[str, ...]
+    sink: Sink
+    # Judges complete lines: returns where the answer ends (an index into the text), or None.
+    until: Until | None = None
+    priority: Priority = Priority.INTERACTIVE
+    user: str = "local"
+    # The place in the queue the job runs in: its request's, or (when it was submitted on its
+    # own) one it took itself and gives back when it ends.
+    admission: Admission | None = None
+    owns_place: bool = False
+    submitted_at: float = field(default_factory=time.perf_counter)
+    started_at: float | None = None
+    prompt_done_at: float | None = None
+    first_token_at: float | None = None
+    finished_at: float | None = None
+    progress: Progress | None = None
+    yields: int = 0
+    _cancel: threading.Event = field(default_factory=threading.Event)
+    _yield: threading.Event = field(default_factory=threading.Event)
+
+    def cancel(self) -> None:
+        """Ask the worker to stop; it does so before the next token (or prompt chunk)."""
+        self._cancel.set()
+
+    @property
+    def cancelled(self) -> bool:
+        return self._cancel.is_set()
+
+    @property
+    def preemptible(self) -> bool:
+        return self.priority > Priority.INTERACTIVE
+
+    def request_yield(self) -> None:
+        self._yield.set()
+
+    def end(self, event: Finished) -> None:
+        """Send the job's one ``Finished`` event, and give back a place of its own."""
+        self.finished_at = time.perf_counter()
+        if self.owns_place and self.admission is not None:
+            self.admission.release()
+        self.sink(event)

@@ -1,0 +1,239 @@
+"""The HTTP API (FastAPI): what each endpoint does, over the daemon's parts.
+
+``/health``, ``/v1/complete`` and ``/v1/fix`` (NDJSON streams), ``/v1/feedback``, the cache's
+``/v1/cache/stats`` and ``/v1/cache/clear``, and the observability endpoints ``/v1/stats``,
+``/metrics`` and ``/dashboard``. Handlers parse and hand over: the pipelines decide, typed
+errors become statuses in ``daemon.http.errors``. Every request but ``/health`` and
+``/metrics`` counts against the user's rate limit; with tokens, every one needs a token.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import os
+import time
+from collections.abc import AsyncGenerator, Awaitable, Callable
+from typing import Any
+
+from fastapi import Depends, FastAPI, Request, Response
+from fastapi.responses import HTMLResponse, StreamingResponse
+from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
+
+from daemon import __version__
+from daemon.errors import AssistError, InvalidRequest, NoMetrics, RateLimited, Unauthorized
+from daemon.http import errors
+from daemon.http.assembly import Daemon
+from daemon.http.bodies import parse_request, read_body
+from daemon.http.ndjson import NDJSON, ndjson
+from daemon.http.openapi import add_request_schemas
+from daemon.http.rate_limit import RateLimiter
+from daemon.observe.dashboard import render as render_dashboard
+from daemon.observe.gpu import gpu_figures
+from daemon.observe.metrics import MetricsRecorder, RequestRecord
+from daemon.observe.stats import GROUPINGS, parse_window, summarize
+from daemon.protocol import (
+    CompleteRequest,
+    DocumentRequest,
+    ErrorCode,
+    FeedbackRequest,
+    FixRequest,
+    Health,
+)
+from daemon.tokens import LOCAL_USER, TokenStore
+
+log = logging.getLogger(__name__)
+
+
+def create_app(daemon: Daemon, tokens: TokenStore | None = None) -> FastAPI:
+    app = FastAPI(title="assist", version=__version__, docs_url=None, redoc_url=None)
+    errors.install(app)
+    settings = daemon.settings
+    runtime = daemon.runtime
+    limiter = RateLimiter(settings.rate_limit_per_minute, settings.rate_limit_burst)
+
+    async def identify(request: Request) -> str:
+        """The user behind a request: from its token when the daemon has tokens."""
+        if tokens is None:
+            claimed = request.headers.get("x-assist-user", LOCAL_USER)
+            return claimed if claimed and len(claimed) <= 64 else LOCAL_USER
+        header = request.headers.get("authorization", "")
+        scheme, _, token = header.partition(" ")
+        found = tokens.user_for(token.strip()) if scheme.lower() == "bearer" else None
+        if found is None:
+            client = request.client.host if request.client else "unknown"
+            log.warning(
+                "refused %s %s from %s: %s",
+                request.method,
+                request.url.path,
+                client,
+                "no token" if not header else "unknown token",
+            )
+            raise Unauthorized("this daemon needs a valid token (Authorization: Bearer)")
+        return found
+
+    async def authenticate(request: Request, user: str = Depends(identify)) -> str:
+        """The user, once the request fits their rate limit."""
+        wait = limiter.take(user)
+        if wait > 0:
+            raise RateLimited(
+                f"{user} sent more than {settings.rate_limit_per_minute} requests a minute",
+                retry_after=max(1, round(wait)),
+            )
+        return user
+
+    @app.get("/health")
+    async def health(user: str = Depends(identify)) -> Health:
+        facts = runtime.model.facts
+        stats = await runtime.run_db(runtime.cache.stats)
+        engine = runtime.engine
+        return Health(
+            status="ok" if engine.ready.is_set() else "loading",
+            version=__version__,
+            model=facts.name,
+            model_path=facts.path,
+            model_source=facts.source,
+            fingerprint=facts.fingerprint,
+            prompt_format=facts.prompt_format,
+            backend=facts.backend,
+            gpu_offload=facts.gpu_offload,
+            n_ctx=facts.n_ctx,
+            cache_path=stats["path"],
+            cache_entries=stats["entries"],
+            cache_bytes=stats["file_bytes"],
+            queue_depth=engine.queue_depth,
+            cache_status=runtime.cache.status,
+            workload={
+                **{f"queued_{k}": v for k, v in engine.scheduler.depth_by_priority().items()},
+                "refused": engine.scheduler.stats.refused,
+                "preempted": engine.scheduler.stats.preempted,
+                "yielded": engine.stats.yielded,
+                **daemon.completions.workload(),
+                "prefetched": daemon.prefetcher.prefetched,
+                "kv_states": len(engine.states),
+                "kv_state_bytes": engine.states.bytes,
+                "kv_restored": engine.states.stats.restored,
+                "kv_tokens_restored": engine.states.stats.tokens_restored,
+            },
+            engine={
+                "busy": int(engine.busy),
+                "jobs": engine.stats.jobs,
+                "cancelled": engine.stats.cancelled,
+                "deadline": engine.stats.deadline,
+                "errors": engine.stats.errors,
+                "tokens_generated": engine.stats.tokens_generated,
+                "prompt_tokens_evaluated": engine.stats.prompt_tokens_evaluated,
+                "prompt_tokens_reused": engine.stats.prompt_tokens_reused,
+                "last_job_tokens": engine.stats.last_job_tokens,
+                "last_job_reason": engine.stats.last_job_reason,
+            },
+            pid=os.getpid(),
+        )
+
+    async def streamed(
+        request: Request,
+        user: str,
+        task: str,
+        model: type[DocumentRequest],
+        start: Callable[[Any, str], Awaitable[AsyncGenerator[Any, None]]],
+    ) -> StreamingResponse:
+        """Read, validate and start a request whose answer streams, with its metrics record;
+        a refusal before the stream (413, 422, 429) is recorded too."""
+        try:
+            body = await read_body(request, settings.max_request_bytes)
+            req = parse_request(body, model)
+            events = await start(req, user)
+        except AssistError as exc:
+            busy = exc.code in (ErrorCode.BUSY, ErrorCode.RATE_LIMITED)
+            runtime.observe(
+                RequestRecord(
+                    task,
+                    None,
+                    None,
+                    user,
+                    "busy" if busy else "refused",
+                    error_code=exc.code.value,
+                )
+            )
+            raise
+        record = RequestRecord(task, req.language, req.path, user, "cancelled")
+        return StreamingResponse(ndjson(events, record, runtime.metrics), media_type=NDJSON)
+
+    @app.post("/v1/complete")
+    async def complete(request: Request, user: str = Depends(authenticate)) -> StreamingResponse:
+        return await streamed(request, user, "complete", CompleteRequest, daemon.completions.start)
+
+    @app.post("/v1/fix")
+    async def fix(request: Request, user: str = Depends(authenticate)) -> StreamingResponse:
+        return await streamed(request, user, "fix", FixRequest, daemon.repairs.start)
+
+    def recorder() -> MetricsRecorder:
+        if runtime.metrics is None:
+            raise NoMetrics("this daemon keeps no metrics (setting metrics)")
+        return runtime.metrics
+
+    async def current_stats(window: str, by: str) -> dict[str, Any]:
+        metrics = recorder()
+        try:
+            window_s = parse_window(window)
+        except ValueError:
+            raise InvalidRequest(f"window {window!r}: use 900, 15m, 1h or 7d") from None
+        if by not in GROUPINGS:
+            raise InvalidRequest(f"by: one of {', '.join(GROUPINGS)}")
+        await asyncio.to_thread(metrics.flush)
+        since = time.time() - window_s
+        rows = await asyncio.to_thread(metrics.rows, since)
+        feedback = await asyncio.to_thread(metrics.feedback_rows, since)
+        return summarize(rows, feedback, window_s, by)
+
+    @app.get("/v1/stats")
+    async def stats(
+        window: str = "3600", by: str = "language", user: str = Depends(authenticate)
+    ) -> dict[str, Any]:
+        figures = await current_stats(window, by)
+        figures["gpu"] = gpu_figures()
+        figures["backend"] = runtime.model.facts.backend
+        figures["model"] = runtime.model.facts.name
+        return figures
+
+    @app.get("/metrics")
+    async def metrics(user: str = Depends(identify)) -> Response:
+        metrics = recorder()
+        await asyncio.to_thread(metrics.flush)
+        metrics.prometheus.queue_depth.set(runtime.engine.queue_depth)
+        cache = await runtime.run_db(runtime.cache.stats)
+        metrics.prometheus.cache_entries.set(cache["entries"])
+        return Response(
+            generate_latest(metrics.prometheus.registry), media_type=CONTENT_TYPE_LATEST
+        )
+
+    @app.get("/dashboard", response_class=HTMLResponse)
+    async def dashboard(
+        window: str = "3600", by: str = "language", user: str = Depends(authenticate)
+    ) -> HTMLResponse:
+        figures = await current_stats(window, by)
+        facts = runtime.model.facts
+        gpus = await asyncio.to_thread(gpu_figures)
+        return HTMLResponse(render_dashboard(figures, facts.name, facts.backend, gpus))
+
+    @app.post("/v1/feedback")
+    async def feedback(request: Request, user: str = Depends(authenticate)) -> dict[str, Any]:
+        body = await read_body(request, settings.max_request_bytes)
+        return await daemon.completions.feedback(parse_request(body, FeedbackRequest), user)
+
+    @app.get("/v1/cache/stats")
+    async def cache_stats(user: str = Depends(authenticate)) -> dict[str, Any]:
+        stats: dict[str, Any] = await runtime.run_db(runtime.cache.stats)
+        stats["status"] = runtime.cache.status
+        return stats
+
+    @app.post("/v1/cache/clear")
+    async def cache_clear(user: str = Depends(authenticate)) -> dict[str, Any]:
+        removed = await runtime.run_db(runtime.cache.clear)
+        return {"removed": removed}
+
+    add_request_schemas(
+        app,
+        {"/v1/complete": CompleteRequest, "/v1/fix": FixRequest, "/v1/feedback": FeedbackRequest},
+    )
+    return app

@@ -1,0 +1,176 @@
+"""The seam between the pipelines and what they run on: the ``Backend`` protocol.
+
+The completion and repair pipelines need little from the daemon: the model's prompt format and
+vocabulary, a place in the queue (``admit``), engine jobs whose text streams as token events
+(``run``), the result cache (``lookup``, ``store``), the user's feedback history and a place to
+record what happened. ``daemon.pipeline.runtime`` implements it over the real engine, cache and
+metrics; unit tests implement it with a scripted engine, so every rule of the pipelines can be
+tested without a model.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import AsyncIterator, Sequence
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+from daemon.engine.jobs import Budget, Until
+from daemon.engine.scheduler import Admission, Priority
+from daemon.errors import EngineFailed
+from daemon.observe.metrics import FeedbackRecord
+from daemon.protocol import TokenEvent
+from daemon.store.result_cache import CachedResult, cache_key
+from models.families import PROMPT_FORMAT_VERSION, PromptFormat
+
+
+def ms_between(start: float, end: float | None) -> float | None:
+    return None if end is None else round((end - start) * 1000, 2)
+
+
+class ModelFacts(Protocol):
+    """What a pipeline reads of the loaded model's facts."""
+
+    @property
+    def fingerprint(self) -> str: ...
+
+    @property
+    def n_ctx(self) -> int: ...
+
+
+class Model(Protocol):
+    """The loaded model as the pipelines see it: a prompt format and a vocabulary."""
+
+    @property
+    def format(self) -> PromptFormat: ...
+
+    @property
+    def facts(self) -> ModelFacts: ...
+
+    def tokenize_text(self, text: str) -> list[int]: ...
+
+    def special_token(self, piece: str) -> int | None: ...
+
+    @property
+    def bos_token(self) -> int | None: ...
+
+
+@dataclass
+class JobTimes:
+    """When an engine job passed each point (``time.perf_counter()`` values)."""
+
+    submitted_at: float
+    started_at: float | None = None
+    prompt_done_at: float | None = None
+    first_token_at: float | None = None
+    finished_at: float | None = None
+
+
+@dataclass
+class JobResult:
+    """The end of one engine job, with its timings."""
+
+    text: str
+    reason: str  # "stop", "length", "deadline" or "cancelled"
+    tokens: int
+    prompt_tokens: int
+    reused_tokens: int
+    times: JobTimes
+
+    @property
+    def complete(self) -> bool:
+        """Whether the job ended on its own (a stop, or its token budget)."""
+        return self.reason in ("stop", "length")
+
+
+class Relay:
+    """Iterate to get an engine job's text as token events; then ``result`` holds its end.
+
+    ``chunks`` yields the job's text as it arrives, then one ``JobResult``; closing the relay
+    early (the client went away) cancels the job."""
+
+    def __init__(
+        self, chunks: AsyncIterator[str | JobResult], stage: str, candidate: int | None
+    ) -> None:
+        self._chunks = chunks
+        self._stage = stage
+        self._candidate = candidate
+        self._result: JobResult | None = None
+
+    async def __aiter__(self) -> AsyncIterator[TokenEvent]:
+        async for item in self._chunks:
+            if isinstance(item, JobResult):
+                self._result = item
+                return
+            yield TokenEvent(text=item, stage=self._stage, candidate=self._candidate)
+
+    @property
+    def result(self) -> JobResult:
+        if self._result is None:
+            raise EngineFailed("the job ended without a result")
+        return self._result
+
+
+class Backend(Protocol):
+    """What the pipelines run on."""
+
+    @property
+    def model(self) -> Model: ...
+
+    def admit(self, priority: Priority, user: str) -> Admission:
+        """A place in the queue for a request, or ``Busy`` at once."""
+        ...
+
+    def run(
+        self,
+        tokens: Sequence[int],
+        budget: Budget,
+        *,
+        admission: Admission,
+        stage: str,
+        stops: Sequence[str] = (),
+        until: Until | None = None,
+        candidate: int | None = None,
+    ) -> Relay:
+        """One engine job in the request's place; its text streams as ``stage`` token events."""
+        ...
+
+    async def lookup(self, key: str) -> CachedResult | None: ...
+
+    async def store(self, key: str, result: CachedResult) -> None:
+        """Store a result; done before the answer's ``done`` event, so that a client asking
+        another daemon next finds it."""
+        ...
+
+    async def feedback_history(self, user: str, limit: int) -> list[bool]: ...
+
+    async def record_feedback(
+        self, request_id: str, user: str, accepted: bool, language: str | None
+    ) -> None: ...
+
+    async def demote(self, key: str, evict_after: int) -> str:
+        """Count a rejection of the result under ``key``; returns what became of it."""
+        ...
+
+    def observe(self, record: FeedbackRecord) -> None:
+        """Hand a record to the metrics (nothing when the daemon keeps none)."""
+        ...
+
+
+def budget(max_tokens: int, deadline: float, temperature: float, seed: int = 0) -> Budget:
+    return Budget(max_tokens=max_tokens, deadline=deadline, temperature=temperature, seed=seed)
+
+
+def elapsed_ms(since: float) -> float:
+    return ms_between(since, time.perf_counter()) or 0.0
+
+
+def request_key(model: Model, kind: str, params: dict[str, Any], tokens: Sequence[int]) -> str:
+    """The cache key of a request: the model, its prompt format, the parameters, the prompt."""
+    return cache_key(
+        model.facts.fingerprint,
+        model.format.name,
+        PROMPT_FORMAT_VERSION,
+        {"kind": kind, **params},
+        list(tokens),
+    )

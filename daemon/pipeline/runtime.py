@@ -1,0 +1,162 @@
+"""The ``Backend`` of a running daemon: the real model, engine, result cache and metrics.
+
+It bridges engine jobs (run on the engine's worker thread) to the event loop, and runs every
+SQLite call of the result cache on one thread of its own, so a busy lock never blocks the loop.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import AsyncIterator, Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any, TypeVar
+
+from daemon.engine.jobs import Budget, Finished, Job, PromptEvaluated, TokenText, Until
+from daemon.engine.scheduler import Admission, Priority
+from daemon.engine.worker import Engine
+from daemon.errors import EngineFailed, JobTimeout
+from daemon.observe.metrics import FeedbackRecord, MetricsRecorder, RequestRecord
+from daemon.pipeline.backend import JobResult, JobTimes, Relay
+from daemon.store.result_cache import CachedResult, ResultCache
+from models.loaded import LoadedModel
+
+T = TypeVar("T")
+
+# Grace beyond a job's deadline before the runtime stops waiting for the worker.
+_WORKER_GRACE_S = 5.0
+
+
+class Runtime:
+    """The daemon's model, engine, cache and metrics, as the pipelines' ``Backend``."""
+
+    def __init__(
+        self,
+        model: LoadedModel,
+        engine: Engine,
+        cache: ResultCache,
+        metrics: MetricsRecorder | None = None,
+    ) -> None:
+        self._model = model
+        self.engine = engine
+        self.cache = cache
+        self.metrics = metrics
+        self.db = ThreadPoolExecutor(max_workers=1, thread_name_prefix="assist-cache")
+
+    @property
+    def model(self) -> LoadedModel:
+        return self._model
+
+    def close(self) -> None:
+        self.db.shutdown(wait=True)
+
+    async def run_db(self, fn: Callable[..., T], *args: Any) -> T:
+        return await asyncio.get_running_loop().run_in_executor(self.db, fn, *args)
+
+    # -- admission and jobs ----------------------------------------------------------------
+    def admit(self, priority: Priority, user: str) -> Admission:
+        return self.engine.scheduler.admit(priority, user)
+
+    def run(
+        self,
+        tokens: Sequence[int],
+        budget: Budget,
+        *,
+        admission: Admission,
+        stage: str,
+        stops: Sequence[str] = (),
+        until: Until | None = None,
+        candidate: int | None = None,
+    ) -> Relay:
+        return Relay(self._chunks(tokens, budget, admission, stops, until), stage, candidate)
+
+    async def _chunks(
+        self,
+        tokens: Sequence[int],
+        budget: Budget,
+        admission: Admission,
+        stops: Sequence[str],
+        until: Until | None,
+    ) -> AsyncIterator[str | JobResult]:
+        """Text as it arrives (tokens that piled up while the consumer was busy come as one
+        string), then one JobResult. Closing early withdraws the job before its next token."""
+        loop = asyncio.get_running_loop()
+        events: asyncio.Queue[Any] = asyncio.Queue()
+
+        def sink(event: Any) -> None:
+            loop.call_soon_threadsafe(events.put_nowait, event)
+
+        job = self.engine.submit(
+            tokens, budget, sink=sink, stop_strings=stops, until=until, admission=admission
+        )
+        reused = 0
+        finished = False
+        held: list[Any] = []  # an event read ahead while merging text
+        try:
+            while True:
+                if held:
+                    event = held.pop()
+                else:
+                    timeout = max(0.0, budget.deadline - time.perf_counter()) + _WORKER_GRACE_S
+                    try:
+                        event = await asyncio.wait_for(events.get(), timeout)
+                    except TimeoutError as exc:
+                        raise JobTimeout("the model did not answer in time") from exc
+                if isinstance(event, PromptEvaluated):
+                    reused = event.reused_tokens
+                elif isinstance(event, TokenText):
+                    text = event.text
+                    while not events.empty():
+                        following = events.get_nowait()
+                        if not isinstance(following, TokenText):
+                            held.append(following)
+                            break
+                        text += following.text
+                    yield text
+                elif isinstance(event, Finished):
+                    finished = True
+                    if event.reason == "error":
+                        raise EngineFailed(event.error or "generation failed")
+                    yield JobResult(
+                        event.text, event.reason, event.tokens, len(tokens), reused, _times(job)
+                    )
+                    return
+        finally:
+            if not finished:
+                self.engine.withdraw(job)
+
+    # -- the result cache and the feedback log ---------------------------------------------
+    async def lookup(self, key: str) -> CachedResult | None:
+        hit = self.cache.get_memory(key)
+        if hit is not None:
+            self.db.submit(self.cache.record_memory_hit, key)
+            return hit
+        return await self.run_db(self.cache.get, key)
+
+    async def store(self, key: str, result: CachedResult) -> None:
+        await self.run_db(self.cache.put, key, result)
+
+    async def feedback_history(self, user: str, limit: int) -> list[bool]:
+        return await self.run_db(self.cache.user_feedback, user, limit)
+
+    async def record_feedback(
+        self, request_id: str, user: str, accepted: bool, language: str | None
+    ) -> None:
+        await self.run_db(self.cache.record_feedback, request_id, user, accepted, language)
+
+    async def demote(self, key: str, evict_after: int) -> str:
+        return await self.run_db(self.cache.demote, key, evict_after)
+
+    def observe(self, record: FeedbackRecord | RequestRecord) -> None:
+        if self.metrics is not None:
+            self.metrics.record(record)
+
+
+def _times(job: Job) -> JobTimes:
+    return JobTimes(
+        submitted_at=job.submitted_at,
+        started_at=job.started_at,
+        prompt_done_at=job.prompt_done_at,
+        first_token_at=job.first_token_at,
+        finished_at=job.finished_at,
+    )

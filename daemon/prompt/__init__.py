@@ -1,0 +1,1 @@
+"""The model's prompt: the cursor split, the profile header, the window cut to a token budget."""

@@ -1,0 +1,146 @@
+"""What is wrong with a document, and how a repair is judged.
+
+``diagnose`` finds the problems (syntax errors from a real parser, and ruff's findings for
+Python in a ruff workspace); ``accepts`` says whether a candidate is progress (fewer problems,
+none new, none at or before the repaired span); ``change_size`` measures a fix, so the smallest
+verified one wins; ``keeps_code`` refuses a "fix" that deletes the user's code until it parses.
+"""
+
+from __future__ import annotations
+
+import difflib
+import re
+from collections import Counter
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from daemon.checks.lint import lint_python
+from daemon.checks.syntax import Diagnostic, check_syntax
+from daemon.protocol import DiagnosticInfo, Span
+
+# A model's replacement must keep this share of the span's words: a fix repairs the user's code,
+# it does not delete it until the rest parses.
+KEEP_WORDS = 0.8
+_WORD = re.compile(r"\w+")
+
+
+@dataclass
+class Problems:
+    syntax: list[Diagnostic]
+    lint: list[Diagnostic] | None  # None: not linted (no ruff, or not a ruff workspace)
+
+    @property
+    def all(self) -> list[Diagnostic]:
+        return self.syntax + (self.lint or [])
+
+    @property
+    def targets(self) -> list[Diagnostic]:
+        """What a round repairs: syntax errors first; lint findings only in a parsing file."""
+        return self.syntax or (self.lint or [])
+
+
+def info(d: Diagnostic) -> DiagnosticInfo:
+    return DiagnosticInfo(
+        line=d.line,
+        column=d.column,
+        end_line=d.end_line,
+        end_column=d.end_column,
+        message=d.message,
+        source=d.source,
+        code=d.code,
+    )
+
+
+def diagnose(language: str, text: str, use_ruff: bool, line_length: int | None) -> Problems:
+    syntax = check_syntax(language, text)
+    lint = None
+    if use_ruff and not syntax:
+        lint = lint_python(text, line_length)
+    return Problems(syntax, lint)
+
+
+def choose_span(lines: list[str], problem: Diagnostic, max_lines: int) -> Span:
+    """The lines a candidate replaces: the problem's lines and one line of context around."""
+    start = max(0, problem.line - 1)
+    end = min(len(lines), max(problem.end_line, problem.line) + 2)
+    end = min(end, start + max_lines)
+    return Span(start_line=start, end_line=max(end, start + 1))
+
+
+def _trim_common(old: str, new: str) -> tuple[str, str]:
+    """The parts of two texts between their common start and common end."""
+    start = _common_length(old, new, lambda text, n: text[:n])
+    rest_old, rest_new = old[start:], new[start:]
+    end = _common_length(rest_old, rest_new, lambda text, n: text[len(text) - n :])
+    return rest_old[: len(rest_old) - end], rest_new[: len(rest_new) - end]
+
+
+def _common_length(a: str, b: str, part: Callable[[str, int], str]) -> int:
+    """The longest n with part(a, n) == part(b, n), by bisection (slices compare in C)."""
+    low, high = 0, min(len(a), len(b))
+    while low < high:
+        middle = (low + high + 1) // 2
+        if part(a, middle) == part(b, middle):
+            low = middle
+        else:
+            high = middle - 1
+    return low
+
+
+def change_size(old: str, new: str) -> int:
+    """Characters inserted plus deleted: the measure of a small fix.
+
+    The texts are whole files that differ in a few lines: only the differing middle is
+    compared (a character-level diff of two large files would take quadratic time)."""
+    old, new = _trim_common(old, new)
+    matcher = difflib.SequenceMatcher(None, old, new, autojunk=False)
+    return sum(
+        max(i2 - i1, j2 - j1) for tag, i1, i2, j1, j2 in matcher.get_opcodes() if tag != "equal"
+    )
+
+
+def unified_diff(old: str, new: str, path: str | None) -> str:
+    name = path or "document"
+    return "".join(
+        difflib.unified_diff(
+            old.splitlines(keepends=True),
+            new.splitlines(keepends=True),
+            fromfile=f"a/{name}",
+            tofile=f"b/{name}",
+        )
+    )
+
+
+def keeps_code(old: str, new: str) -> bool:
+    """Whether ``new`` still holds (nearly) every word of ``old``."""
+    before = Counter(_WORD.findall(old))
+    if not before:
+        return True
+    kept = sum((before & Counter(_WORD.findall(new))).values())
+    return kept >= KEEP_WORDS * sum(before.values())
+
+
+def _lint_counts(problems: list[Diagnostic] | None) -> Counter[str]:
+    return Counter((p.code or p.message) for p in problems or [])
+
+
+def accepts(before: Problems, after: Problems, span: Span, lines_delta: int) -> bool:
+    """A round's candidate: fewer problems, none at or before the repaired span, none new."""
+    if after.syntax:
+        end = span.end_line + lines_delta
+        if any(p.line <= end for p in after.syntax):
+            return False
+        # Python's compiler reports only the first error: past the span counts as progress.
+        # tree-sitter reports them all: there must be fewer.
+        single_error = all(p.source == "python" for p in after.syntax)
+        if not single_error and len(after.syntax) >= len(before.syntax):
+            return False
+        if not before.syntax:
+            return False
+    if before.lint is not None and after.lint is not None:
+        grew = _lint_counts(after.lint) - _lint_counts(before.lint)
+        if grew:
+            return False
+        if not before.syntax and len(after.lint) >= len(before.lint):
+            return False
+    return True

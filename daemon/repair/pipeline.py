@@ -1,0 +1,382 @@
+"""The repair pipeline behind ``POST /v1/fix`` and ``assist fix``.
+
+1. Diagnose: syntax errors from a real parser (and ruff's findings for Python when the
+   workspace uses ruff and it is installed). Nothing wrong: done, unchanged.
+2. ``skeleton``: the diagnosis, sent at once: the errors, their lines, the span that will change.
+3. Candidates for the span: first the parser's own hints (a missing ``)``), then, when none of
+   those verifies, up to N model proposals with varied sampling. A candidate is verified when
+   the whole file then parses and no problem appeared that the original did not have; the
+   smallest verified change wins. Far-apart errors are repaired one span at a time.
+4. ``logic``: the repaired document. ``final``: formatted (when the workspace's formatter is
+   installed and only touches the repaired lines), verified again, with a unified diff.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import difflib
+import time
+import uuid
+from collections.abc import AsyncGenerator
+from dataclasses import dataclass, field
+from typing import Any
+
+from daemon.checks.formatting import format_code
+from daemon.checks.syntax import Diagnostic, supported_languages
+from daemon.checks.verify import can_verify, verify_document
+from daemon.engine.scheduler import Admission, Priority
+from daemon.errors import AssistError, UnsupportedLanguage
+from daemon.pipeline.backend import Backend, elapsed_ms, ms_between, request_key
+from daemon.pipeline.flights import FlightTable
+from daemon.pipeline.requests import check_limits, language_of
+from daemon.prompt.header import render_header
+from daemon.protocol import (
+    DoneEvent,
+    FixRequest,
+    Span,
+    StageEvent,
+    StageName,
+    StartEvent,
+    Timings,
+    TokenEvent,
+)
+from daemon.repair.candidates import ModelCandidates
+from daemon.repair.diagnosis import (
+    Problems,
+    accepts,
+    change_size,
+    choose_span,
+    diagnose,
+    info,
+    unified_diff,
+)
+from daemon.repair.hints import hint_candidates
+from daemon.settings import Settings
+from daemon.store.result_cache import CachedResult
+
+# Spans are repaired one at a time; a file with more error clusters than this is left alone.
+MAX_ROUNDS = 4
+# Lines of unchanged context a formatter may also touch around the repaired span.
+FORMAT_SLACK_LINES = 2
+ROUTE_REASON = "a repair: diagnose, propose, verify"
+
+
+@dataclass
+class Repair:
+    req: FixRequest
+    request_id: str
+    received: float
+    language: str
+    header: str
+    original: str
+    found: Problems
+    key: str
+    use_ruff: bool
+    user: str
+    sent: list[StageName] = field(default_factory=list)
+    model: ModelCandidates | None = None  # once the repair runs
+
+    def elapsed_ms(self) -> float:
+        return elapsed_ms(self.received)
+
+    def stage(self, name: StageName, text: str, **extra: Any) -> StageEvent:
+        self.sent.append(name)
+        return StageEvent(stage=name, text=text, elapsed_ms=self.elapsed_ms(), **extra)
+
+
+class RepairPipeline:
+    """Repairs: diagnosed at once, answered from the cache or by one flight in stages."""
+
+    def __init__(
+        self, backend: Backend, settings: Settings, *, flights: FlightTable | None = None
+    ) -> None:
+        self.backend = backend
+        self.settings = settings
+        self.flights = flights if flights is not None else FlightTable()
+
+    async def start(self, req: FixRequest, user: str) -> AsyncGenerator[Any, None]:
+        """Everything up to the stream: limits, language, diagnosis, cache, admission. Raises
+        an ``AssistError`` to refuse; returns the stream of events."""
+        received = time.perf_counter()
+        settings = self.settings
+        model = self.backend.model
+        check_limits(settings, None, req.deadline_ms)
+        language = await language_of(req)
+        if language is None or not can_verify(language):
+            known = ", ".join(sorted(supported_languages()))
+            what = f"language {language!r}" if language else "this file (its language is unknown)"
+            raise UnsupportedLanguage(
+                f"no parser for {what}, so no fix could be verified; assist repairs: {known}"
+            )
+        tools = req.profile.tools if req.profile else []
+        use_ruff = language == "python" and "ruff" in tools
+        line_length = req.profile.style.line_length if req.profile else None
+        found = await asyncio.to_thread(diagnose, language, req.text, use_ruff, line_length)
+        header = render_header(req.profile, language, req.path)
+        params = {
+            "candidates": req.candidates or settings.fix_candidates,
+            "max_tokens": settings.fix_max_tokens,
+            "span_lines": settings.fix_span_lines,
+            "tools": sorted(tools),
+            "line_length": line_length,
+        }
+        basis = await asyncio.to_thread(model.tokenize_text, header + req.text)
+        key = request_key(model, "fix", params, basis)
+        repair = Repair(
+            req=req,
+            request_id=req.request_id or uuid.uuid4().hex[:16],
+            received=received,
+            language=language,
+            header=header,
+            original=req.text,
+            found=found,
+            key=key,
+            use_ruff=use_ruff,
+            user=user,
+        )
+        if req.cache and found.targets:
+            hit = await self.backend.lookup(key)
+            if hit is not None:
+                return _from_cache(repair, hit.text, settings.fix_span_lines)
+        document = (user, req.path) if req.path else None
+        return self.flights.join_or_start(
+            key,
+            lambda: self.backend.admit(Priority.REPAIR, user),
+            lambda admission: self._stream(repair, admission),
+            repair.request_id,
+            document,
+        )
+
+    async def _stream(self, r: Repair, admission: Admission) -> AsyncGenerator[Any, None]:
+        r.model = ModelCandidates(self.backend, self.settings, admission, r.header, r.language)
+        yield StartEvent(
+            request_id=r.request_id,
+            language=r.language,
+            prompt_format=self.backend.model.format.name,
+            route="deep",
+            route_reason=ROUTE_REASON,
+        )
+        targets = r.found.targets
+        diagnostics = [info(d) for d in r.found.all]
+        if not targets:
+            yield r.stage(
+                "skeleton",
+                "nothing to fix: the file parses"
+                + (" and ruff finds nothing" if r.found.lint is not None else ""),
+            )
+            yield _done(r, r.original, changed=False, verified=True, diff="")
+            return
+        lines = r.original.split("\n")
+        span = choose_span(lines, targets[0], self.settings.fix_span_lines)
+        yield r.stage(
+            "skeleton",
+            _diagnosis(targets, span),
+            diagnostics=diagnostics,
+            span=span,
+        )
+        try:
+            document = r.original
+            problems = r.found
+            for _ in range(MAX_ROUNDS):
+                targets = problems.targets
+                if not targets:
+                    break
+                span = choose_span(document.split("\n"), targets[0], self.settings.fix_span_lines)
+                best: str | None = None
+                async for item in self._round(r, r.model, document, problems, span):
+                    if isinstance(item, str):
+                        best = item
+                    else:
+                        yield item
+                if best is None:
+                    break
+                document = best
+                problems = await asyncio.to_thread(
+                    diagnose, r.language, document, r.use_ruff, _line_length(r)
+                )
+        except AssistError as exc:
+            yield exc.event()
+            return
+
+        if problems.syntax or document == r.original:
+            reason = (
+                "no candidate made the file parse" if problems.syntax else "no candidate helped"
+            )
+            yield r.stage("logic", r.original, ok=False, reason=reason)
+            yield r.stage("final", r.original, ok=False, reason=reason)
+            yield _done(r, r.original, changed=False, verified=False, diff="")
+            return
+        yield r.stage("logic", document)
+        final, formatter, note = await _format(r, document)
+        diff = unified_diff(r.original, final, r.req.path)
+        yield r.stage("final", final, diff=diff, formatter=formatter, reason=note)
+        await self.backend.store(
+            r.key,
+            CachedResult(
+                text=final, finish_reason="stop", tokens=r.model.tokens, language=r.language
+            ),
+        )
+        yield _done(r, final, changed=True, verified=True, diff=diff)
+
+    async def _round(
+        self, r: Repair, model: ModelCandidates, document: str, problems: Problems, span: Span
+    ) -> AsyncGenerator[Any, None]:
+        """Yield progress events, then (as a plain string) the best verified document, if any."""
+        targets = problems.targets
+        lines_before = document.count("\n")
+
+        async def verified(candidate: str) -> bool:
+            after = await asyncio.to_thread(
+                diagnose, r.language, candidate, r.use_ruff, _line_length(r)
+            )
+            return accepts(problems, after, span, candidate.count("\n") - lines_before)
+
+        winners: list[str] = []
+        if self.settings.fix_parser_hints:
+            for candidate in hint_candidates(r.language, document, targets):
+                if await verified(candidate):
+                    winners.append(candidate)
+        deadline = r.received + (r.req.deadline_ms or self.settings.fix_deadline_ms) / 1000
+        if not winners:
+            async for item in model.continuations(document, targets[0], deadline):
+                if isinstance(item, TokenEvent):
+                    yield item
+                    continue
+                for continued in item:
+                    if continued != document and await verified(continued):
+                        winners.append(continued)
+        if not winners:
+            count = r.req.candidates or self.settings.fix_candidates
+            for index in range(count):
+                remaining = deadline - time.perf_counter()
+                if remaining <= 0.1:
+                    break
+                share = remaining / (count - index)
+                proposal: str | None = None
+                async for item in model.rewrite(
+                    document, problems, span, index, time.perf_counter() + share
+                ):
+                    if isinstance(item, TokenEvent):
+                        yield item
+                    else:
+                        proposal = item
+                if proposal is not None and proposal != document and await verified(proposal):
+                    winners.append(proposal)
+        if winners:
+            yield min(winners, key=lambda c: (change_size(document, c), winners.index(c)))
+
+
+async def _from_cache(r: Repair, fixed: str, span_lines: int) -> AsyncGenerator[Any, None]:
+    targets = r.found.targets
+    yield StartEvent(
+        request_id=r.request_id,
+        language=r.language,
+        prompt_format="cached",
+        route="deep",
+        route_reason=ROUTE_REASON,
+    )
+    span = choose_span(r.original.split("\n"), targets[0], span_lines)
+    yield r.stage(
+        "skeleton", _diagnosis(targets, span), diagnostics=[info(d) for d in r.found.all], span=span
+    )
+    diff = unified_diff(r.original, fixed, r.req.path)
+    yield r.stage("final", fixed, diff=diff)
+    yield _done(r, fixed, changed=True, verified=True, diff=diff, cached=True)
+
+
+def _line_length(r: Repair) -> int | None:
+    return r.req.profile.style.line_length if r.req.profile else None
+
+
+def _diagnosis(targets: list[Diagnostic], span: Span) -> str:
+    shown = [f"line {d.line + 1}, column {d.column + 1}: {d.message}" for d in targets[:10]]
+    if len(targets) > 10:
+        shown.append(f"and {len(targets) - 10} more")
+    lines = (
+        f"line {span.start_line + 1}"
+        if span.end_line - span.start_line == 1
+        else (f"lines {span.start_line + 1}-{span.end_line}")
+    )
+    return "\n".join([*shown, f"will change {lines}"])
+
+
+async def _format(r: Repair, document: str) -> tuple[str, str | None, str | None]:
+    """Format the repaired document when the formatter only touches the repaired lines."""
+    profile = r.req.profile
+    if profile is None or not profile.tools:
+        return document, None, None
+    formatted = await asyncio.to_thread(
+        format_code, document, r.language, profile.tools, profile.style.line_length
+    )
+    if formatted is None:
+        return document, None, None
+    text, name = formatted
+    if text == document:
+        return document, name, None
+    changed = _changed_lines(r.original, document)
+    touched = _changed_lines(document, text)
+    low = min(changed, default=0) - FORMAT_SLACK_LINES
+    high = max(changed, default=0) + FORMAT_SLACK_LINES
+    if any(line < low or line > high for line in touched):
+        return document, None, f"{name} would reformat lines the repair did not touch; not applied"
+    verdict, _ = verify_document(r.language, text)
+    if not verdict.ok:
+        return document, None, f"{name} output: {verdict.reason}; not applied"
+    return text, name, None
+
+
+def _changed_lines(old: str, new: str) -> set[int]:
+    """Lines of ``old`` that differ in ``new`` (for an insertion: the line it lands on)."""
+    old_lines, new_lines = old.split("\n"), new.split("\n")
+    head = 0
+    while head < min(len(old_lines), len(new_lines)) and old_lines[head] == new_lines[head]:
+        head += 1
+    tail = 0
+    while (
+        tail < min(len(old_lines), len(new_lines)) - head
+        and old_lines[-1 - tail] == new_lines[-1 - tail]
+    ):
+        tail += 1
+    matcher = difflib.SequenceMatcher(
+        None,
+        old_lines[head : len(old_lines) - tail],
+        new_lines[head : len(new_lines) - tail],
+        autojunk=False,
+    )
+    changed: set[int] = set()
+    for tag, i1, i2, _, _ in matcher.get_opcodes():
+        if tag != "equal":
+            changed.update(range(head + i1, head + max(i2, i1 + 1)))
+    return changed
+
+
+def _done(
+    r: Repair,
+    text: str,
+    changed: bool,
+    verified: bool,
+    diff: str,
+    cached: bool = False,
+) -> DoneEvent:
+    now = time.perf_counter()
+    last = r.model.last_job if r.model else None
+    job = last.times if last else None
+    timings = Timings(
+        total_ms=ms_between(r.received, now) or 0.0,
+        first_token_ms=ms_between(r.received, job.first_token_at) if job else None,
+    )
+    return DoneEvent(
+        request_id=r.request_id,
+        text=text,
+        cached=cached,
+        finish_reason="stop",
+        tokens=r.model.tokens if r.model else 0,
+        timings=timings,
+        route="deep",
+        route_reason=ROUTE_REASON,
+        stages=list(r.sent),
+        changed=changed,
+        verified=verified,
+        diff=diff,
+        diagnostics=[info(d) for d in r.found.all],
+    )

@@ -1,0 +1,139 @@
+"""A scripted ``Backend`` for unit tests of the pipelines: no model, the real scheduler.
+
+Each engine job answers with the text a script gives for its stage (or the next of a list),
+in line-sized chunks, optionally held until a gate opens. Every job is recorded with the
+priority and user of the place it ran in, so tests can check what the pipelines asked for.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator, Callable, Sequence
+from dataclasses import dataclass, field
+from types import SimpleNamespace
+
+from daemon.engine.jobs import Budget, Until
+from daemon.engine.scheduler import Admission, Priority, Scheduler
+from daemon.observe.metrics import FeedbackRecord
+from daemon.pipeline.backend import JobResult, JobTimes, Relay
+from daemon.store.result_cache import CachedResult
+from models.families import PLAIN, PromptFormat
+from tests.unit.fake_vocab import CharVocab
+
+
+class ScriptedModel(CharVocab):
+    def __init__(self, fmt: PromptFormat = PLAIN) -> None:
+        super().__init__(bos=1)
+        self.format = fmt
+        self.facts = SimpleNamespace(fingerprint="scripted-model", n_ctx=8192)
+
+
+@dataclass
+class Run:
+    tokens: list[int]
+    budget: Budget
+    stage: str
+    stops: tuple[str, ...]
+    candidate: int | None
+    priority: Priority
+    user: str
+    withdrawn: bool = False
+    finished: bool = False
+
+
+Script = Callable[[Run], str]
+
+
+@dataclass
+class ScriptedBackend:
+    script: Script
+    scheduler: Scheduler = field(default_factory=Scheduler)
+    model: ScriptedModel = field(default_factory=ScriptedModel)
+    gate: asyncio.Event | None = None
+    runs: list[Run] = field(default_factory=list)
+    cache: dict[str, CachedResult] = field(default_factory=dict)
+    feedback: list[tuple[str, str, bool, str | None]] = field(default_factory=list)
+    demoted: list[str] = field(default_factory=list)
+    records: list[FeedbackRecord] = field(default_factory=list)
+
+    def admit(self, priority: Priority, user: str) -> Admission:
+        return self.scheduler.admit(priority, user)
+
+    def run(
+        self,
+        tokens: Sequence[int],
+        budget: Budget,
+        *,
+        admission: Admission,
+        stage: str,
+        stops: Sequence[str] = (),
+        until: Until | None = None,
+        candidate: int | None = None,
+    ) -> Relay:
+        assert not admission.released, "a job ran in a place that was given back"
+        run = Run(
+            list(tokens),
+            budget,
+            stage,
+            tuple(stops),
+            candidate,
+            admission.priority,
+            admission.user,
+        )
+        self.runs.append(run)
+        return Relay(self._chunks(run, until), stage, candidate)
+
+    async def _chunks(self, run: Run, until: Until | None) -> AsyncIterator[str | JobResult]:
+        try:
+            if self.gate is not None:
+                await self.gate.wait()
+            text = self.script(run)
+            if until is not None:
+                cut = until(text + "\n")
+                if cut is not None:
+                    text = text[:cut]
+            for line in text.splitlines(keepends=True):
+                await asyncio.sleep(0)
+                yield line
+            run.finished = True
+            times = JobTimes(submitted_at=0.0, started_at=0.0, finished_at=0.0)
+            yield JobResult(text, "stop", len(text), len(run.tokens), 0, times)
+        finally:
+            if not run.finished:
+                run.withdrawn = True
+
+    async def lookup(self, key: str) -> CachedResult | None:
+        return self.cache.get(key)
+
+    async def store(self, key: str, result: CachedResult) -> None:
+        self.cache[key] = result
+
+    async def feedback_history(self, user: str, limit: int) -> list[bool]:
+        return [accepted for who, _, accepted, _ in self.feedback if who == user][-limit:]
+
+    async def record_feedback(
+        self, request_id: str, user: str, accepted: bool, language: str | None
+    ) -> None:
+        self.feedback.append((user, request_id, accepted, language))
+
+    async def demote(self, key: str, evict_after: int) -> str:
+        self.demoted.append(key)
+        return "demoted"
+
+    def observe(self, record: FeedbackRecord) -> None:
+        self.records.append(record)
+
+
+def by_stage(**answers: str) -> Script:
+    """A script that answers each stage with its own text."""
+    return lambda run: answers[run.stage]
+
+
+def in_turn(*answers: str) -> Script:
+    """A script that gives its answers one after another, then the last one again."""
+    queue = list(answers)
+
+    def next_answer(run: Run) -> str:
+        return queue.pop(0) if len(queue) > 1 else queue[0]
+
+    return next_answer

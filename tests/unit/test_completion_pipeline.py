@@ -1,0 +1,237 @@
+"""The completion pipeline against a scripted engine: routing, stages, verification failures,
+single flight, cache hits, cancellation, admission and priorities."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+import pytest
+
+from daemon.answers.completion import CompletionPipeline
+from daemon.engine.scheduler import Priority, Scheduler
+from daemon.errors import Busy, InvalidPosition, InvalidRequest
+from daemon.protocol import (
+    CompleteRequest,
+    DoneEvent,
+    ErrorEvent,
+    FeedbackRequest,
+    StageEvent,
+    StartEvent,
+    TokenEvent,
+    WorkspaceProfile,
+)
+from daemon.settings import load_settings
+from tests.unit.scripted_backend import ScriptedBackend, by_stage, in_turn
+
+SETTINGS = load_settings().model_copy(update={"fast_deadline_ms": 60_000})
+PYTHON = WorkspaceProfile(language="python")
+STATEMENT = "def add(a, b):\n    total = a + b\n    return "
+BODY = "def add(a, b):\n    "
+
+
+def request(text: str = STATEMENT, **extra: Any) -> CompleteRequest:
+    lines = text.split("\n")
+    fields: dict[str, Any] = {
+        "text": text,
+        "line": len(lines) - 1,
+        "column": len(lines[-1]),
+        "profile": PYTHON,
+        **extra,
+    }
+    return CompleteRequest(**fields)
+
+
+def pipeline(backend: ScriptedBackend, **settings: Any) -> CompletionPipeline:
+    return CompletionPipeline(backend, SETTINGS.model_copy(update=settings))
+
+
+async def collect(events: Any) -> list[Any]:
+    return [event async for event in events]
+
+
+def stages(events: list[Any]) -> list[tuple[str, str, bool]]:
+    return [(e.stage, e.text, e.ok) for e in events if isinstance(e, StageEvent)]
+
+
+async def test_fast_path_streams_stages_and_stores_the_answer():
+    backend = ScriptedBackend(in_turn("total"))
+    events = await collect(await pipeline(backend).start(request(), "alice"))
+    assert isinstance(events[0], StartEvent) and events[0].route == "fast"
+    assert stages(events) == [
+        ("skeleton", "total", True),
+        ("logic", "total", True),
+        ("final", "total", True),
+    ]
+    done = events[-1]
+    assert isinstance(done, DoneEvent) and done.text == "total" and not done.cached
+    assert [run.stage for run in backend.runs] == ["logic"]
+    assert backend.runs[0].stops == ("\n",) or backend.runs[0].stops == ("\n\n\n",)
+    assert next(iter(backend.cache.values())).text == "total"
+
+
+async def test_a_cached_answer_runs_no_job():
+    backend = ScriptedBackend(in_turn("total"))
+    completions = pipeline(backend)
+    await collect(await completions.start(request(), "alice"))
+    again = await collect(await completions.start(request(), "bob"))
+    assert again[-1].cached and again[-1].cache_match == "exact" and again[-1].text == "total"
+    assert len(backend.runs) == 1
+    fresh = await collect(await completions.start(request(cache=False), "bob"))
+    assert not fresh[-1].cached and len(backend.runs) == 2
+
+
+async def test_typing_into_a_shown_answer_is_a_typed_hit():
+    backend = ScriptedBackend(in_turn("total * 2"))
+    completions = pipeline(backend)
+    await collect(await completions.start(request(), "alice"))
+    typed = await collect(await completions.start(request(STATEMENT + "tot"), "alice"))
+    assert typed[-1].cache_match == "typed" and typed[-1].text == "al * 2"
+    assert len(backend.runs) == 1
+
+
+async def test_an_answer_that_breaks_the_file_keeps_its_verified_first_line():
+    text = "def add(a, b):\n    \n\nx = 1\n"
+    backend = ScriptedBackend(in_turn("total = a + b\n    return total)"))
+    req = CompleteRequest(text=text, line=1, column=4, profile=PYTHON, mode="fast")
+    events = await collect(await pipeline(backend).start(req, "alice"))
+    final = next(e for e in events if isinstance(e, StageEvent) and e.stage == "final")
+    assert final.text == "total = a + b" and final.ok
+    assert "kept the first line" in (final.reason or "")
+    assert not backend.cache or next(iter(backend.cache.values())).text == "total = a + b"
+
+
+async def test_an_answer_that_fails_verification_is_not_cached():
+    backend = ScriptedBackend(in_turn("total))"))
+    req = CompleteRequest(text=STATEMENT + "\n\nx = 1\n", line=2, column=11, profile=PYTHON)
+    events = await collect(await pipeline(backend).start(req, "alice"))
+    assert events[-1].text == "" and events[-1].verified is False
+    assert backend.cache == {}
+
+
+async def test_deep_path_runs_logic_then_errors_at_the_requests_own_priority():
+    """The errors pass runs in the request's place: a background prefetch stays background,
+    and its token events carry no candidate number."""
+    backend = ScriptedBackend(
+        by_stage(
+            logic="return a + b\n",
+            errors="if a is None:\n        raise ValueError('a')\n    return a + b\n",
+        )
+    )
+    completions = pipeline(backend)
+    events = await collect(await completions.start(request(BODY), "alice", Priority.BACKGROUND))
+    assert events[0].route == "deep"
+    names = [s for s, _, _ in stages(events)]
+    assert names == ["skeleton", "logic", "errors", "final"]
+    assert [(run.stage, run.priority) for run in backend.runs] == [
+        ("logic", Priority.BACKGROUND),
+        ("errors", Priority.BACKGROUND),
+    ]
+    tokens = [e for e in events if isinstance(e, TokenEvent)]
+    assert {e.stage for e in tokens} == {"logic", "errors"}
+    assert all(e.candidate is None for e in tokens)
+    assert "raise ValueError" in events[-1].text
+
+
+async def test_deep_path_without_a_body_keeps_the_skeleton():
+    backend = ScriptedBackend(by_stage(logic="", errors=""))
+    events = await collect(await pipeline(backend).start(request(BODY), "alice"))
+    final = next(e for e in events if isinstance(e, StageEvent) and e.stage == "final")
+    assert not final.ok and "skeleton" in (final.reason or "")
+    assert backend.cache == {}
+
+
+async def test_identical_requests_share_one_generation():
+    gate = asyncio.Event()
+    backend = ScriptedBackend(in_turn("total"), gate=gate)
+    completions = pipeline(backend)
+    first = await completions.start(request(request_id="one"), "alice")
+    second = await completions.start(request(request_id="two"), "bob")
+    both = asyncio.gather(collect(first), collect(second))
+    await asyncio.sleep(0.01)
+    gate.set()
+    one, two = await both
+    assert len(backend.runs) == 1 and completions.flights.joined == 1
+    assert (one[-1].request_id, two[-1].request_id) == ("one", "two")
+    assert one[-1].text == two[-1].text == "total"
+    assert backend.scheduler._places == 0
+
+
+async def test_a_client_that_goes_away_cancels_the_job_and_frees_its_place():
+    gate = asyncio.Event()
+    backend = ScriptedBackend(in_turn("total"), gate=gate)
+    events = await pipeline(backend).start(request(), "alice")
+    assert isinstance(await anext(events), StartEvent)
+    waiting = asyncio.ensure_future(anext(events))
+    await asyncio.sleep(0.01)
+    waiting.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await waiting
+    await events.aclose()
+    for _ in range(10):
+        await asyncio.sleep(0.01)
+    assert backend.runs[0].withdrawn
+    assert backend.scheduler._places == 0
+
+
+async def test_sixty_four_requests_at_once_never_overrun_the_queue():
+    gate = asyncio.Event()
+    backend = ScriptedBackend(
+        lambda run: "total", scheduler=Scheduler(queue_size=4, user_queue_size=64), gate=gate
+    )
+    completions = pipeline(backend)
+
+    async def ask(index: int) -> list[Any] | Busy:
+        try:
+            events = await completions.start(request(f"x = {index}\n" + STATEMENT), "alice")
+        except Busy as exc:
+            return exc
+        return await collect(events)
+
+    pending = asyncio.gather(*(ask(i) for i in range(64)))
+    await asyncio.sleep(0.05)
+    assert backend.scheduler._places == 4
+    gate.set()
+    outcomes = await pending
+    refused = [o for o in outcomes if isinstance(o, Busy)]
+    answered = [o for o in outcomes if not isinstance(o, Busy)]
+    assert len(refused) == 60 and len(answered) == 4
+    assert all(isinstance(events[-1], DoneEvent) for events in answered)
+    assert backend.scheduler._places == 0
+
+
+async def test_bad_positions_and_budgets_are_refused_before_any_work():
+    backend = ScriptedBackend(in_turn("x"))
+    completions = pipeline(backend)
+    with pytest.raises(InvalidPosition, match="past the end"):
+        await completions.start(CompleteRequest(text="x", line=3, column=0), "alice")
+    with pytest.raises(InvalidRequest, match="max_tokens"):
+        await completions.start(request(max_tokens=SETTINGS.max_tokens_limit + 1), "alice")
+    assert backend.runs == []
+
+
+async def test_an_engine_failure_ends_the_stream_with_one_error_event():
+    def fail(run: Any) -> str:
+        from daemon.errors import EngineFailed
+
+        raise EngineFailed("the model fell over")
+
+    backend = ScriptedBackend(fail)
+    events = await collect(await pipeline(backend).start(request(), "alice"))
+    assert isinstance(events[-1], ErrorEvent) and events[-1].code == "engine_error"
+    assert sum(isinstance(e, (DoneEvent, ErrorEvent)) for e in events) == 1
+    assert backend.scheduler._places == 0
+
+
+async def test_rejected_answers_are_demoted_and_accepted_ones_handed_on():
+    backend = ScriptedBackend(in_turn("total"))
+    accepted: list[str] = []
+    completions = pipeline(backend)
+    completions.on_accepted = lambda answer: accepted.append(answer.answer)
+    first = await collect(await completions.start(request(request_id="r1"), "alice"))
+    assert first[-1].text == "total"
+    result = await completions.feedback(FeedbackRequest(request_id="r1", accepted=True), "alice")
+    assert result["outcome"] == "prefetching" and accepted == ["total"]
+    result = await completions.feedback(FeedbackRequest(request_id="r1", accepted=False), "alice")
+    assert result["outcome"] == "demoted" and len(backend.demoted) == 1
+    assert [record.accepted for record in backend.records] == [True, False]
