@@ -83,8 +83,6 @@ class Completion:
     stops: tuple[str, ...]
     user: str
     typing_key: str
-    priority: Priority = Priority.INTERACTIVE
-    admission: Admission | None = None  # the queue place, once the request is admitted
     sent: list[StageName] = field(default_factory=list)
 
     @property
@@ -192,7 +190,6 @@ class CompletionPipeline:
             stops=stops,
             user=user,
             typing_key=typing_key,
-            priority=priority,
         )
         if req.cache:
             hit = await self.backend.lookup(key)
@@ -296,7 +293,6 @@ class CompletionPipeline:
 
     # -- answering -------------------------------------------------------------------------
     async def _stream(self, c: Completion, admission: Admission) -> AsyncGenerator[Any, None]:
-        c.admission = admission
         yield c.start_event()
         try:
             if c.route.kind == "fast":
