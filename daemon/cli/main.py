@@ -1,10 +1,10 @@
 """The ``assist`` command line: parse the arguments, load the settings, run the command.
 
 Each command lives in a module of its own (``serve``, ``complete``, ``fix``, ``stats``,
-``tokens``, ``doctor``, ``cache``; ``lsp`` and ``bench`` in their packages), imported only when
-it runs. Lines and columns are 1-based here, as an editor's status bar shows them; the wire is
-0-based. Exit statuses are in ``daemon.cli.output``; whatever the command, a closed output pipe
-(``assist fix --json | head -1``) ends it quietly.
+``tokens``, ``doctor``, ``models``, ``cache``; ``lsp`` and ``bench`` in their packages), imported
+only when it runs. Lines and columns are 1-based here, as an editor's status bar shows them; the
+wire is 0-based. Exit statuses are in ``daemon.cli.output``; whatever the command, a closed
+output pipe (``assist fix --json | head -1``) ends it quietly.
 """
 
 from __future__ import annotations
@@ -19,7 +19,16 @@ from daemon.cli.output import EXIT_OK, EXIT_USAGE, err, exit_after_broken_pipe
 from daemon.settings import SettingsError, add_setting_flags, settings_from_args
 
 SERVE_SETTINGS = None  # every setting is a flag of `serve`
-CLIENT_SETTINGS = ["url", "host", "port", "token", "cache_dir", "model_path", "max_request_bytes"]
+CLIENT_SETTINGS = [
+    "url",
+    "host",
+    "port",
+    "token",
+    "cache_dir",
+    "model",
+    "model_path",
+    "max_request_bytes",
+]
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -41,6 +50,11 @@ def _parser() -> argparse.ArgumentParser:
     complete.add_argument("--json", action="store_true", help="print the NDJSON events")
     complete.add_argument("--max-tokens", dest="request_max_tokens", type=int, default=None)
     complete.add_argument("--no-cache", action="store_true", help="do not answer from the cache")
+    complete.add_argument(
+        "--no-context",
+        action="store_true",
+        help="do not send the signatures of what the file imports from its workspace",
+    )
     complete.add_argument("--language", help="language id, when the file name does not tell")
     complete.add_argument("--workspace", type=Path, help="workspace folder (default: found)")
     add_setting_flags(complete, CLIENT_SETTINGS)
@@ -75,15 +89,19 @@ def _parser() -> argparse.ArgumentParser:
     doctor = sub.add_parser("doctor", help="check the installation, the model and the daemon")
     add_setting_flags(doctor, [*CLIENT_SETTINGS, "prompt_format", "cache_path"])
 
+    models = sub.add_parser("models", help="the models assist knows by name, and their state")
+    models.add_argument("--json", action="store_true", help="print the list as JSON")
+    add_setting_flags(models, ["cache_dir", "model", "model_path"])
+
     cache = sub.add_parser("cache", help="result cache: stats or clear")
     cache.add_argument("action", choices=["stats", "clear"])
     add_setting_flags(cache, [*CLIENT_SETTINGS, "cache_path"])
 
     bench = sub.add_parser("bench", help="measure latency, cache hits and daemon overhead")
     bench.add_argument("--repeat", type=int, default=5, help="runs per measurement")
-    bench.add_argument("--completion-tokens", type=int, default=32, help="tokens per completion")
+    bench.add_argument("--completion-tokens", type=int, default=48, help="tokens per completion")
     bench.add_argument("--json", action="store_true", help="print the figures as JSON")
-    add_setting_flags(bench, ["model_path", "n_ctx", "n_threads", "cache_dir"])
+    add_setting_flags(bench, ["model", "model_path", "n_ctx", "n_threads", "cache_dir"])
     return parser
 
 
@@ -144,6 +162,10 @@ def _dispatch(argv: list[str] | None) -> int:
         from daemon.cli.doctor import run_doctor
 
         return run_doctor(settings)
+    if args.command == "models":
+        from daemon.cli.models import run_models
+
+        return run_models(settings, args.json)
     if args.command == "cache":
         from daemon.cli.cache import run_cache
 

@@ -57,6 +57,7 @@ def start_daemon(work: Path, **overrides: object) -> RunningDaemon:
         # Tests assert what happens, not how fast: deadlines that a loaded machine still meets.
         "fast_deadline_ms": 30000,
         "deep_deadline_ms": 60000,
+        "deep_target_ms": 60000,
         "fix_deadline_ms": 60000,
         "queue_size": 4,
     }
