@@ -138,7 +138,7 @@ def measure(settings: Settings, repeat: int, tokens: int) -> BenchResult:
     try:
         client = DaemonClient(bench_settings.daemon_url)
 
-        resolved = resolve_model(settings.model_path, settings.cache_dir)
+        resolved = resolve_model(settings.model_path, settings.cache_dir, settings.model)
         model = LoadedModel(
             resolved,
             n_ctx=settings.n_ctx,

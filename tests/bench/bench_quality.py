@@ -1,0 +1,261 @@
+"""Completion quality: HumanEval infilling, HumanEval and a cross-file set, through the daemon.
+
+A completion is right when the program then passes the task's tests (run in a subprocess,
+never in the daemon). For each installed model, in one run:
+
+  infilling  the multi-line and random-span sets, in the FIM paper's setting (the gap's text is
+             exactly what is missing) and the editor's (the cursor on an empty line of its
+             own): assist as shown; the raw model (llama-cpp-python, the model's FIM prompt,
+             the same document); and the ablation: no profile header, no post-processing.
+  humaneval  a signature and a docstring, the body to write (the deep path): assist against
+             the raw model continuing the prompt with HumanEval's stop sequences; the p50 and
+             p90 of the time to the ``logic`` and ``final`` stages.
+  cross-file lines that call a function imported from a sibling module (a package installed
+             here), completed with and without repository context.
+
+Headline: pass@1 of the text as shown. Beside it: the first line alone, and exact matches.
+Run: .venv/bin/python tests/bench/bench_quality.py [--tasks 40] [--humaneval 164] [--models ...]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import tempfile
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
+
+from daemon.client.daemon_client import DaemonClient
+from daemon.client.launcher import free_port, launch
+from daemon.settings import Settings, load_settings
+from daemon.workspace.context import gather_context
+from daemon.workspace.profile import compute_profile
+from models.catalog import KNOWN_MODELS
+from models.resolve import resolve_model
+from tests.bench.quality.crossfile import CrossFileLine, cross_file_lines
+from tests.bench.quality.judge import judge_all
+from tests.bench.quality.raw import HUMANEVAL_STOPS, RawModel
+from tests.bench.quality.runs import Answer, ask, p50, percentile, request
+from tests.bench.quality.tasks import (
+    INFILLING_SETS,
+    SETTINGS,
+    Case,
+    humaneval_cases,
+    infilling_cases,
+)
+
+# A small workspace that states what the tasks are: Python 3.11, nothing else.
+PYPROJECT = '[project]\nname = "tasks"\nversion = "0"\nrequires-python = ">=3.11"\n'
+
+
+@dataclass
+class Figures:
+    """One row of a table: how many passed as shown and by their first line, and latency."""
+
+    label: str
+    passed: int = 0
+    first_line: int = 0
+    exact: int = 0
+    total: int = 0
+    ms: list[float] = field(default_factory=list)
+    logic_ms: list[float] = field(default_factory=list)
+    final_ms: list[float] = field(default_factory=list)
+
+    def row(self) -> str:
+        share = 100 / self.total if self.total else 0.0
+        line = (
+            f"  {self.label:<22} {self.passed:>4}/{self.total:<4} {self.passed * share:5.1f}%"
+            f"   first line {self.first_line * share:5.1f}%   exact {self.exact * share:5.1f}%"
+            f"   p50 {p50(self.ms):6.0f} ms  p90 {percentile(self.ms, 0.9):6.0f} ms"
+        )
+        if self.logic_ms:
+            line += (
+                f"   logic p50/p90 {p50(self.logic_ms):5.0f}/{percentile(self.logic_ms, 0.9):5.0f}"
+                f"  final p50/p90 {p50(self.final_ms):5.0f}/{percentile(self.final_ms, 0.9):5.0f}"
+            )
+        return line
+
+
+def score(label: str, cases: list[Case], answers: list[Answer]) -> Figures:
+    shown = judge_all([c.program(a.text) for c, a in zip(cases, answers, strict=True)])
+    first = judge_all([c.program(a.first_line) for c, a in zip(cases, answers, strict=True)])
+    figures = Figures(label, sum(shown), sum(first), total=len(cases))
+    figures.exact = sum(
+        a.text.strip() == c.expected.strip() for c, a in zip(cases, answers, strict=True)
+    )
+    figures.ms = [a.ms for a in answers]
+    figures.logic_ms = [a.stages["logic"] for a in answers if "logic" in a.stages]
+    figures.final_ms = [a.stages["final"] for a in answers if "final" in a.stages]
+    return figures
+
+
+def score_lines(label: str, lines: list[CrossFileLine], answers: list[Answer]) -> Figures:
+    """Cross-file lines have no tests: right means the author's line, exactly."""
+    figures = Figures(label, total=len(lines))
+    for line, answer in zip(lines, answers, strict=True):
+        got = answer.text.split("\n", 1)[0].rstrip()
+        figures.passed += got == line.expected
+        figures.first_line += got.split("(", 1)[0] == line.expected.split("(", 1)[0]
+        figures.exact += got == line.expected
+    figures.ms = [a.ms for a in answers]
+    return figures
+
+
+@contextmanager
+def daemon(base: Settings, work: Path, **overrides: Any) -> Iterator[DaemonClient]:
+    settings = base.model_copy(
+        update={
+            "port": free_port(),
+            "cache_path": work / f"cache-{free_port()}.sqlite3",
+            **overrides,
+        }
+    )
+    process, _ = launch(settings, work / f"daemon-{settings.port}.log")
+    try:
+        with DaemonClient(settings.daemon_url, timeout=300) as client:
+            yield client
+    finally:
+        process.terminate()
+        process.wait(timeout=60)
+
+
+def through(client: DaemonClient, cases: list[Case], profile: Any, **extra: Any) -> list[Answer]:
+    answers = []
+    for case in cases:
+        req = request(case.text, case.line, case.column, "tasks/solution.py", profile, **extra)
+        answers.append(ask(client, req))
+    return answers
+
+
+def progress(message: str) -> None:
+    print(f"[{time.strftime('%H:%M:%S')}] {message}", file=sys.stderr, flush=True)
+
+
+def bench_model(name: str, args: argparse.Namespace, work: Path) -> dict[str, list[Figures]]:
+    base = load_settings(model=name, metrics_path=work / "metrics.sqlite3")
+    path = resolve_model(None, base.cache_dir, name).path
+    workspace = work / "tasks"
+    workspace.mkdir(exist_ok=True)
+    (workspace / "pyproject.toml").write_text(PYPROJECT)
+    profile = compute_profile(workspace, workspace / "solution.py", "", "python")
+
+    infilling = {
+        (set_name, setting): infilling_cases(set_name, setting, args.tasks)
+        for set_name in INFILLING_SETS
+        for setting in SETTINGS
+    }
+    humaneval = humaneval_cases(args.humaneval)
+    lines = cross_file_lines(args.packages, args.crossfile)
+    contexts = [gather_context(line.path, line.text, line.line, line.root, None) for line in lines]
+
+    answers: dict[str, list[Answer]] = {}
+    runs: list[tuple[dict[str, Any], list[tuple[str, Callable[[DaemonClient], list[Answer]]]]]]
+    runs = [({}, []), ({"postprocess": False}, [])]
+    for (set_name, setting), cases in infilling.items():
+        key = f"{set_name}|{setting}"
+        runs[0][1].append((f"{key}|assist", lambda c, cs=cases: through(c, cs, profile)))
+        runs[0][1].append((f"{key}|no header", lambda c, cs=cases: through(c, cs, None)))
+        runs[1][1].append((f"{key}|no post", lambda c, cs=cases: through(c, cs, profile)))
+    if humaneval:
+        runs[0][1].append(("humaneval|assist", lambda c: through(c, humaneval, profile)))
+        runs[1][1].append(("humaneval|no post", lambda c: through(c, humaneval, profile)))
+    if lines:
+        runs[0][1].append(("cross-file|assist", lambda c: cross(c, lines, contexts)))
+        runs[0][1].append(("cross-file|no context", lambda c: cross(c, lines, None)))
+        runs[1][1].append(("cross-file|no post", lambda c: cross(c, lines, contexts)))
+
+    for overrides, jobs in runs:
+        with daemon(base, work, **overrides) as client:
+            through(client, humaneval[:1] or infilling[("multi-line", "fim")][:1], profile)
+            for label, job in jobs:
+                progress(f"{name}: {label}")
+                answers[label] = job(client)
+
+    progress(f"{name}: the raw model")
+    raw = RawModel(path, base.n_ctx)
+    try:
+        raw.fim("def warm_up():\n    ", "\n", 4)
+        for (set_name, setting), cases in infilling.items():
+            answers[f"{set_name}|{setting}|raw FIM"] = [
+                as_answer(raw.fim(c.before, c.after, base.fast_max_tokens)) for c in cases
+            ]
+        answers["humaneval|raw"] = [
+            as_answer(raw.plain(c.before, base.deep_max_tokens, HUMANEVAL_STOPS)) for c in humaneval
+        ]
+        answers["cross-file|raw FIM"] = [
+            as_answer(raw.fim(line.before, line.after, base.fast_max_tokens)) for line in lines
+        ]
+    finally:
+        raw.close()
+
+    progress(f"{name}: running the tests")
+    tables: dict[str, list[Figures]] = {}
+    for (set_name, setting), cases in infilling.items():
+        key = f"{set_name}|{setting}"
+        tables[f"{set_name}, {setting} setting"] = [
+            score(variant, cases, answers[f"{key}|{variant}"])
+            for variant in ("assist", "raw FIM", "no header", "no post")
+        ]
+    if humaneval:
+        tables["HumanEval (deep path)"] = [
+            score(variant, humaneval, answers[f"humaneval|{variant}"])
+            for variant in ("assist", "raw", "no post")
+        ]
+    if lines:
+        tables["cross-file lines (exact line)"] = [
+            score_lines(variant, lines, answers[f"cross-file|{variant}"])
+            for variant in ("assist", "no context", "raw FIM", "no post")
+        ]
+    return tables
+
+
+def cross(client: DaemonClient, lines: list[CrossFileLine], contexts: Any) -> list[Answer]:
+    answers = []
+    for index, line in enumerate(lines):
+        path = line.path.relative_to(line.root)
+        context = contexts[index] if contexts else []
+        req = request(line.text, line.line, line.column, path, None, context=context)
+        answers.append(ask(client, req))
+    return answers
+
+
+def as_answer(raw: Any) -> Answer:
+    return Answer(raw.text, raw.ms)
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    installed = [m.name for m in KNOWN_MODELS if m.installed()]
+    parser.add_argument("--models", nargs="+", default=installed, help="catalogue model names")
+    parser.add_argument("--tasks", type=int, default=40, help="tasks per infilling set and setting")
+    parser.add_argument("--humaneval", type=int, default=164, help="HumanEval tasks (0: none)")
+    parser.add_argument("--crossfile", type=int, default=60, help="cross-file lines (0: none)")
+    parser.add_argument("--packages", nargs="+", default=["click", "jinja2"])
+    parser.add_argument("--json", type=Path, help="also write every figure to this file")
+    args = parser.parse_args()
+    work = Path(tempfile.mkdtemp(prefix="assist-bench-quality-"))
+    report: dict[str, Any] = {}
+    for name in args.models:
+        tables = bench_model(name, args, work)
+        print(
+            f"\nbench_quality: {name}, CPU, pass@1 of the text as shown (first line alone beside)"
+        )
+        for title, rows in tables.items():
+            print(f"{title}")
+            for figures in rows:
+                print(figures.row())
+        report[name] = {t: [asdict(f) for f in rows] for t, rows in tables.items()}
+    if args.json:
+        args.json.write_text(json.dumps(report, indent=1))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

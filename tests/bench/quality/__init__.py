@@ -1,0 +1,1 @@
+"""Parts of the completion-quality benchmark (``tests/bench/bench_quality.py``)."""
