@@ -88,6 +88,40 @@ class DocumentRequest(BaseModel):
 
 RouteKind = Literal["fast", "deep"]
 
+# Bounds of the context a completion request may carry from the rest of the workspace.
+MAX_CONTEXT_SNIPPETS = 32
+MAX_SNIPPET_CHARS = 8000
+
+
+class ContextSnippet(BaseModel):
+    """A piece of another file of the workspace that the code at the cursor depends on.
+
+    Clients read it where the files are; the daemon places it in the prompt before the
+    document and never opens ``path``: it is a label the model is shown.
+    """
+
+    path: str = Field(
+        min_length=1,
+        max_length=4096,
+        description="The file's path relative to the workspace, as the model is shown it. "
+        "A label only: the daemon never opens it.",
+    )
+    text: str = Field(
+        max_length=MAX_SNIPPET_CHARS,
+        description="The snippet's source text: signatures and docstrings of an imported "
+        "name, or the lines around a recent edit.",
+    )
+    kind: Literal["import", "recent"] = Field(
+        description="'import': a definition the document imports; 'recent': lines around "
+        "one of the programmer's recent edits in another file."
+    )
+    name: str | None = Field(
+        None, max_length=MAX_NAME, description="The imported name the snippet defines."
+    )
+    line: int | None = Field(
+        None, ge=0, description="0-based line of the file where the snippet starts."
+    )
+
 
 class CompleteRequest(DocumentRequest):
     """POST /v1/complete: complete ``text`` at (``line``, ``column``)."""
@@ -97,6 +131,20 @@ class CompleteRequest(DocumentRequest):
     max_tokens: int | None = Field(None, ge=1, description="Tokens to generate at most.")
     mode: Literal["auto", "fast", "deep"] = Field(
         "auto", description="Let the router choose the path, or force one."
+    )
+    context: list[ContextSnippet] = Field(
+        default_factory=list,
+        max_length=MAX_CONTEXT_SNIPPETS,
+        description="Snippets of other files of the workspace, most useful first. The daemon "
+        "places whole snippets, in that order of preference, while they fit its context "
+        "budget, and lays them out before the document in a stable order (imports, then "
+        "recent edits, each by path and line).",
+    )
+    repository: str | None = Field(
+        None,
+        max_length=MAX_NAME,
+        description="The workspace's name (its folder's name), shown to models trained on "
+        "whole repositories when ``context`` is placed.",
     )
 
 

@@ -9,7 +9,10 @@ user typed past without accepting it is reported as rejected.
 
 The daemon is sent a window of the document around the cursor (``window_around``), so that a
 very large document can be completed; answers are relative to the cursor, and the edits given
-to the editor are placed at the cursor's position in the whole document.
+to the editor are placed at the cursor's position in the whole document. With the window go
+snippets of the rest of the workspace (``gather_context``): the signatures of what the document
+imports from it, and the lines around the programmer's recent edits in other open documents,
+which the server records as the editor reports each change (setting ``context`` turns this off).
 
 ``CompletionState`` is what the feature remembers between requests; ``register`` gives the
 handlers their state.
@@ -23,13 +26,17 @@ import re
 import uuid
 from collections import OrderedDict
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any, Generic, TypeVar
 
 from lsprotocol import types
+from pygls.uris import to_fs_path
 
 from daemon.client.daemon_client import DaemonError
 from daemon.client.window import window_around
-from daemon.protocol import CompleteRequest, DoneEvent, ErrorEvent, StageEvent
+from daemon.protocol import CompleteRequest, ContextSnippet, DoneEvent, ErrorEvent, StageEvent
+from daemon.workspace.context import gather_context
+from daemon.workspace.recent import RecentEdits
 from lsp.debounce import DocumentDebouncer, is_superseded
 from lsp.positions import DocumentLines
 from lsp.server import AssistServer
@@ -110,14 +117,16 @@ def still_possible(shown: Shown, text: str, offset: int) -> bool:
 
 
 class CompletionState:
-    """What completions remember: the debouncer, the last answer shown per document, and the
-    recent answers' languages and acceptances (both bounded) for their feedback."""
+    """What completions remember: the debouncer, the last answer shown per document, the
+    recent answers' languages and acceptances (both bounded) for their feedback, and the
+    programmer's recent edits (bounded) for the context of the next completions."""
 
     def __init__(self, answers_kept: int = ANSWERS_KEPT) -> None:
         self.debouncer = DocumentDebouncer()
         self.shown: dict[str, Shown] = {}
         self.languages: Recent[str, str | None] = Recent(answers_kept)
         self.accepted: Recent[str, bool] = Recent(answers_kept)
+        self.recent = RecentEdits()
 
     def answered(self, uri: str, shown: Shown, language: str | None) -> None:
         self.shown[uri] = shown
@@ -148,6 +157,21 @@ class CompletionState:
         """The document was closed."""
         self.shown.pop(uri, None)
         self.debouncer.forget(uri)
+        path = to_fs_path(uri)
+        if path is not None:
+            self.recent.forget(Path(path))
+
+    def edited(
+        self, uri: str, text: str, changes: list[types.TextDocumentContentChangeEvent]
+    ) -> None:
+        """The document changed (``text`` is its content after the changes): remember where."""
+        path = to_fs_path(uri)
+        if path is None:
+            return
+        for change in changes:
+            if isinstance(change, types.TextDocumentContentChangePartial):
+                start = change.range.start.line
+                self.recent.record(Path(path), text, start, start + change.text.count("\n"))
 
 
 async def ask(
@@ -179,6 +203,10 @@ async def _ask(
     # Only the window goes to the daemon; positions sent back stay those of the document.
     window = window_around(lines.text, line, column)
     profile = await ls.profiles.profile_for(uri, window.text, document.language_id)
+    context: list[ContextSnippet] = []
+    repository: str | None = None
+    if ls.options.context:
+        context, repository = await _context(ls, state, uri, lines.text, line, document.language_id)
     request_id = uuid.uuid4().hex[:16]
     request = CompleteRequest(
         text=window.text,
@@ -189,6 +217,8 @@ async def _ask(
         profile=profile,
         max_tokens=ls.options.max_tokens,
         request_id=request_id,
+        context=context,
+        repository=repository,
     )
     connection = ls.connection
     if connection is None:
@@ -210,6 +240,31 @@ async def _ask(
     except DaemonError as exc:
         log.warning("completion failed: %s", exc)
     return None
+
+
+async def _context(
+    ls: AssistServer,
+    state: CompletionState,
+    uri: str,
+    text: str,
+    line: int,
+    language: str | None,
+) -> tuple[list[ContextSnippet], str | None]:
+    """Snippets of the rest of the workspace for a completion in ``uri``, and the workspace's
+    name; none for a document that is not a file."""
+    path = to_fs_path(uri)
+    if path is None:
+        return [], None
+    file = Path(path)
+    root = ls.profiles.root_for(file)
+    try:
+        snippets = await asyncio.to_thread(
+            gather_context, file, text, line, root, state.recent, language=language
+        )
+    except Exception:  # context is a help: a completion without it is still a completion
+        log.exception("gathering the workspace context for %s failed", uri)
+        return [], root.name
+    return snippets, root.name
 
 
 def _answer(request_id: str, text: str, lines: DocumentLines, line: int, column: int) -> Answer:
@@ -291,6 +346,12 @@ def register(server: AssistServer, state: CompletionState) -> None:
     @server.feature(types.TEXT_DOCUMENT_DID_CLOSE)
     def closed(ls: AssistServer, params: types.DidCloseTextDocumentParams) -> None:
         state.forget(params.text_document.uri)
+
+    @server.feature(types.TEXT_DOCUMENT_DID_CHANGE)
+    def changed(ls: AssistServer, params: types.DidChangeTextDocumentParams) -> None:
+        uri = params.text_document.uri
+        document = ls.workspace.get_text_document(uri)  # pygls applied the changes already
+        state.edited(uri, document.source, list(params.content_changes))
 
     @server.command(FEEDBACK_COMMAND)
     async def feedback(ls: AssistServer, *args: Any) -> None:

@@ -26,6 +26,11 @@ class AssistOptions(BaseModel):
     completion_items: bool = Field(True, description="Answer textDocument/completion.")
     stage_notifications: bool = Field(True, description="Send assist/stage notifications.")
     fix_candidates: int | None = Field(None, ge=1, le=16, description="Model candidates per fix.")
+    context: bool = Field(
+        True,
+        description="Send snippets of the rest of the workspace with completions: what the "
+        "document imports, and the lines around recent edits in other documents.",
+    )
     log_level: Literal["error", "warning", "info", "debug"] = "info"
 
 

@@ -6,6 +6,11 @@ whole answer, ``final`` the verified answer. Deep path (an empty body after a si
 writes, ``errors`` a second pass steered towards validation and error handling, ``final`` the
 best verified stage, formatted when the workspace's formatter is installed. A stage that fails
 verification is sent with ``ok: false`` and the previous valid text.
+
+With the ``postprocess`` setting (on by default), answers are trimmed to the gap at the cursor
+(``daemon.answers.gap``): the engine stops where the gap ends, and every stage's text is cut
+and fitted to it before it is shown or cached; the final stage's reason names the rules that
+fired.
 """
 
 from __future__ import annotations
@@ -26,12 +31,17 @@ from daemon.answers.blocks import (
 )
 from daemon.answers.feedback import WINDOW as FEEDBACK_WINDOW
 from daemon.answers.feedback import FeedbackBook, RecentAnswer
+from daemon.answers.gap import GapUntil, Trimmed, as_written, gap_until, trim_to_gap
+from daemon.answers.gap.shape import Shape
+from daemon.answers.patience import ErrorsPlan, body_tokens, errors_plan, fresh_tokens
 from daemon.answers.route import Route, decide_route
 from daemon.answers.typing_index import TypingIndex
 from daemon.checks.formatting import format_code
 from daemon.checks.verify import Verdict, verify_insertion
 from daemon.cursor import Cursor, PositionError
+from daemon.engine.jobs import Until
 from daemon.engine.scheduler import Admission, Priority
+from daemon.engine.speed import Speed
 from daemon.errors import AssistError, InvalidPosition
 from daemon.observe.metrics import FeedbackRecord
 from daemon.pipeline.backend import (
@@ -45,6 +55,7 @@ from daemon.pipeline.backend import (
 from daemon.pipeline.flights import FlightTable
 from daemon.pipeline.requests import check_limits, language_of
 from daemon.prompt.build import BuiltPrompt, build_prompt
+from daemon.prompt.context import PromptContext
 from daemon.prompt.header import render_header
 from daemon.protocol import (
     CompleteRequest,
@@ -79,6 +90,7 @@ class Completion:
     lead: str  # indentation the answer starts with (deep path on a column-0 cursor)
     prompt: BuiltPrompt
     header: str
+    context: PromptContext
     key: str
     stops: tuple[str, ...]
     user: str
@@ -156,7 +168,10 @@ class CompletionPipeline:
             route = fast_mode(route)
         lead = lead_in(cursor.before, route.body_indent) if route.kind == "deep" else ""
         header = render_header(req.profile, language, req.path)
-        prompt = await self._build(cursor.typed(lead), route, header)
+        context = PromptContext(
+            req.context, settings.context_budget_tokens, language, req.path, req.repository
+        )
+        prompt = await self._build(cursor.typed(lead), route, header, context)
 
         if route.kind == "deep":
             stops = BLOCK_STOPS
@@ -171,10 +186,12 @@ class CompletionPipeline:
             "stops": list(stops),
             "errors_share": settings.errors_share if route.kind == "deep" else None,
             "tools": sorted(req.profile.tools) if req.profile else [],
+            "postprocess": settings.postprocess,
         }
         key = request_key(model, "complete", params, prompt.tokens)
         typing_key = self.typing.key(
-            f"{model.facts.fingerprint}|{prompt.format_name}|{header}", cursor.suffix
+            f"{model.facts.fingerprint}|{prompt.format_name}|{header}|{prompt.context.key}",
+            cursor.suffix,
         )
         c = Completion(
             req=req,
@@ -186,6 +203,7 @@ class CompletionPipeline:
             lead=lead,
             prompt=prompt,
             header=header,
+            context=context,
             key=key,
             stops=stops,
             user=user,
@@ -252,8 +270,11 @@ class CompletionPipeline:
         }
 
     # -- preparing -------------------------------------------------------------------------
-    async def _build(self, cursor: Cursor, route: Route, header: str) -> BuiltPrompt:
-        """The prompt for the document at ``cursor``, cut to the budget left by the route."""
+    async def _build(
+        self, cursor: Cursor, route: Route, header: str, context: PromptContext
+    ) -> BuiltPrompt:
+        """The prompt for the document at ``cursor``, cut to the budget left by the route,
+        with the snippets of other files that ``context`` brings."""
         model = self.backend.model
         settings = self.settings
         limit = min(settings.prompt_budget_tokens, model.facts.n_ctx - route.max_tokens - 8)
@@ -266,11 +287,36 @@ class CompletionPipeline:
                 budget=limit,
                 suffix_budget=settings.suffix_budget_tokens,
                 header=header,
+                context=context,
             )
 
-        if len(cursor.text) > _OFFLOAD_PROMPT_CHARS:
+        size = len(cursor.text) + sum(len(snippet.text) for snippet in context.snippets)
+        if size > _OFFLOAD_PROMPT_CHARS:
             return await asyncio.to_thread(build)
         return build()
+
+    def _patience_ms(self, c: Completion) -> int:
+        """When the deep path's final answer should be on screen: the request's own deadline
+        when it states one, else the ``deep_target_ms`` setting (within the route's)."""
+        if c.req.deadline_ms is not None:
+            return c.route.deadline_ms
+        return min(self.settings.deep_target_ms, c.route.deadline_ms)
+
+    async def _errors_plan(
+        self, c: Completion, logic: JobResult, speed: Speed, target: float
+    ) -> tuple[ErrorsPlan, BuiltPrompt]:
+        """The errors pass's prompt, and whether it fits in the time left before ``target``."""
+        steer = steering_comment(c.language, c.route.body_indent)
+        prompt = await self._build(c.cursor.typed(c.lead + steer), c.route, c.header, c.context)
+        deadline = min(target, c.received + c.route.deadline_ms / 1000)
+        plan = errors_plan(
+            speed,
+            fresh_prompt_tokens=fresh_tokens(c.prompt.tokens, prompt.tokens),
+            body_tokens_used=logic.tokens,
+            left_s=deadline - time.perf_counter(),
+            ceiling=c.route.max_tokens,
+        )
+        return plan, prompt
 
     def _remember(self, c: Completion, answer: str) -> None:
         self.book.remember(
@@ -307,13 +353,16 @@ class CompletionPipeline:
     async def _fast(self, c: Completion, admission: Admission) -> AsyncGenerator[Any, None]:
         deadline = c.received + c.route.deadline_ms / 1000
         limits = budget(c.route.max_tokens, deadline, self.settings.temperature)
-        until = None
-        if c.stops == BLOCK_STOPS:
+        postprocess = self.settings.postprocess
+        # A short block, unless the client set its own token budget.
+        shape = replace(c.route.shape, max_lines=None if c.req.max_tokens else FAST_MAX_LINES + 1)
+        until: Until | None = None
+        if postprocess and shape.kind != "line":
+            until = gap_until(c.cursor, c.language, shape)
+        elif c.stops == BLOCK_STOPS:
             indent = c.prefix.rsplit("\n", 1)[-1]
             indent = indent[: len(indent) - len(indent.lstrip(" \t"))]
-            # A short block, unless the client set its own token budget.
-            lines = None if c.req.max_tokens else FAST_MAX_LINES + 1
-            until = block_end(indent, max_lines=lines)
+            until = block_end(indent, max_lines=shape.max_lines)
         text = ""
         skeleton: str | None = None
         relay = self.backend.run(
@@ -322,32 +371,47 @@ class CompletionPipeline:
         async for event in relay:
             text += event.text
             yield event
-            if skeleton is None and "\n" in text:
-                skeleton = text.split("\n", 1)[0]
+            head = text.lstrip("\n") if postprocess and shape.on_empty_line else text
+            if skeleton is None and "\n" in head:
+                skeleton = self._first_line(c, head, shape)
                 yield c.stage("skeleton", skeleton)
         result = relay.result
         answer = result.text
         if skeleton is None:
-            skeleton = answer
+            head = answer.lstrip("\n") if postprocess and shape.on_empty_line else answer
+            skeleton = self._first_line(c, head, shape)
             yield c.stage("skeleton", skeleton)
-        verdict = await _verify(c, answer)
-        yield c.stage("logic", answer if verdict.ok else skeleton, verdict)
-        final, final_verdict = answer, verdict
-        if not verdict.ok:
-            # The whole answer does not parse; its first line may, on its own.
-            first = await _verify(c, skeleton) if skeleton != answer else verdict
-            if first.ok and skeleton.strip():
-                final = skeleton
-                final_verdict = Verdict(
-                    True, f"kept the first line: the rest failed verification ({verdict.reason})"
-                )
-            else:
-                final = ""
-                final_verdict = Verdict(False, f"the answer failed verification ({verdict.reason})")
+        trimmed: Trimmed = await asyncio.to_thread(
+            trim_to_gap if postprocess else _as_written, answer, c.cursor, c.language, shape
+        )
+        if isinstance(until, GapUntil) and until.cut_by and until.cut_by not in trimmed.fired:
+            trimmed = replace(trimmed, fired=(until.cut_by, *trimmed.fired))
+        whole = trimmed.whole or Verdict(True)
+        shown = trimmed.text if postprocess else answer
+        yield c.stage("logic", shown if whole.ok else skeleton, whole)
+        final_verdict = trimmed.verdict or Verdict(True)
+        described = trimmed.describe() if postprocess else None
+        if described and final_verdict.ok:
+            reason = f"{described}; {final_verdict.reason}" if final_verdict.reason else described
+            final_verdict = replace(final_verdict, reason=reason)
+        final = trimmed.text
         yield c.stage("final", final, final_verdict)
         if result.complete and final_verdict.ok:
             await self._keep(c, final, result, result.tokens)
         yield _done(c, final, False, result.reason, result.tokens, result, final_verdict.ok)
+
+    def _first_line(self, c: Completion, text: str, shape: Shape) -> str:
+        """The skeleton: the answer's first line (trimmed to the gap, without verification)."""
+        first = text.split("\n", 1)[0]
+        if not self.settings.postprocess:
+            return first
+        return trim_to_gap(first, c.cursor, c.language, shape, verify=False).text
+
+    def _trim_body(self, c: Completion, body: str) -> str:
+        """A deep stage's body trimmed to the block (verification is the stage's own)."""
+        if not self.settings.postprocess or not body.strip():
+            return body
+        return trim_to_gap(body, c.cursor, c.language, c.route.shape, verify=False).text
 
     async def _deep(self, c: Completion, admission: Admission) -> AsyncGenerator[Any, None]:
         settings = self.settings
@@ -356,16 +420,26 @@ class CompletionPipeline:
         skeleton = c.lead + body_placeholder(c.language)
         yield c.stage("skeleton", skeleton)
 
-        # logic: the body as the model writes it.
+        # logic: the body as the model writes it, in the tokens that fit the patience target.
+        speed = self.backend.speed()
+        target = c.received + self._patience_ms(c) / 1000
+        tokens = c.route.max_tokens
+        if c.req.max_tokens is None:
+            tokens = body_tokens(
+                speed,
+                prompt_tokens=len(c.prompt.tokens),
+                left_s=target - time.perf_counter(),
+                ceiling=c.route.max_tokens,
+            )
         until = block_end(c.route.body_indent)
-        limits = budget(c.route.max_tokens, logic_deadline, settings.temperature)
+        limits = budget(tokens, logic_deadline, settings.temperature)
         relay = self.backend.run(
             c.prompt.tokens, limits, admission=admission, stage="logic", stops=c.stops, until=until
         )
         async for event in relay:
             yield event
         logic_result = relay.result
-        logic = c.lead + logic_result.text
+        logic = self._trim_body(c, c.lead + logic_result.text)
         logic_verdict = await _verify(c, logic)
         if logic_result.reason in ("deadline", "cancelled") and logic_verdict.ok:
             logic_verdict = Verdict(False, f"the body was cut off ({logic_result.reason})")
@@ -379,31 +453,37 @@ class CompletionPipeline:
         errors_result: JobResult | None = None
         if c.route.skip_errors:
             pass  # fast mode: this user's answers are accepted as they are
-        elif time.perf_counter() < total_deadline - 0.2:
-            steer = steering_comment(c.language, c.route.body_indent)
-            prompt = await self._build(c.cursor.typed(c.lead + steer), c.route, c.header)
-            limits = budget(c.route.max_tokens, total_deadline, settings.temperature)
-            relay = self.backend.run(
-                prompt.tokens,
-                limits,
-                admission=admission,
-                stage="errors",
-                stops=c.stops,
-                until=until,
-            )
-            async for event in relay:
-                yield event
-            errors_result = relay.result
-            hardened = c.lead + errors_result.text
-            errors_verdict = await _verify(c, hardened)
-            if errors_verdict.ok and not errors_result.complete:
-                errors_verdict = Verdict(False, f"the pass was cut off ({errors_result.reason})")
-            elif errors_verdict.ok and handling_markers(c.language, hardened) <= handling_markers(
-                c.language, best
-            ):
-                errors_verdict = Verdict(False, "the pass added no validation or error handling")
-            if errors_verdict.ok:
-                best = hardened
+        else:
+            plan, prompt = await self._errors_plan(c, logic_result, speed, target)
+            if not plan.fits:
+                errors_verdict = Verdict(False, plan.reason)
+            else:
+                limits = budget(plan.max_tokens, total_deadline, settings.temperature)
+                relay = self.backend.run(
+                    prompt.tokens,
+                    limits,
+                    admission=admission,
+                    stage="errors",
+                    stops=c.stops,
+                    until=until,
+                )
+                async for event in relay:
+                    yield event
+                errors_result = relay.result
+                hardened = self._trim_body(c, c.lead + errors_result.text)
+                errors_verdict = await _verify(c, hardened)
+                if errors_verdict.ok and not errors_result.complete:
+                    errors_verdict = Verdict(
+                        False, f"the pass was cut off ({errors_result.reason})"
+                    )
+                elif errors_verdict.ok and handling_markers(
+                    c.language, hardened
+                ) <= handling_markers(c.language, best):
+                    errors_verdict = Verdict(
+                        False, "the pass added no validation or error handling"
+                    )
+                if errors_verdict.ok:
+                    best = hardened
         if not c.route.skip_errors:
             yield c.stage("errors", best, errors_verdict)
 
@@ -421,6 +501,12 @@ class CompletionPipeline:
         if logic_result.complete and final_verdict.ok:
             await self._keep(c, final, logic_result, tokens)
         yield _done(c, final, False, logic_result.reason, tokens, logic_result, final_verdict.ok)
+
+
+def _as_written(answer: str, cursor: Cursor, language: str | None, shape: Shape) -> Trimmed:
+    """The answer as the model wrote it (``postprocess`` off): verified whole, with its first
+    line as the fallback."""
+    return as_written(answer, cursor, language)
 
 
 def fast_mode(route: Route) -> Route:

@@ -9,8 +9,9 @@ the request's own deadline can only shorten them.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
+from daemon.answers.gap import Shape, gap_shape
 from daemon.cursor import Cursor
 from daemon.protocol import RouteKind
 from daemon.settings import Settings
@@ -45,6 +46,8 @@ class Route:
     reason: str
     max_tokens: int
     deadline_ms: int
+    # How much to write at the cursor (on the deep path: the lines of the body).
+    shape: Shape
     # The indentation of the body a deep completion writes ("" on the fast path).
     body_indent: str = ""
     # Fast mode (a user who accepts most answers): the deep path without its errors pass.
@@ -132,6 +135,7 @@ def decide_route(
 ) -> Route:
     """Fast or deep, why, and the budgets (the request's own, when it states them)."""
     body_indent = empty_body_at(cursor, language)
+    shape = gap_shape(cursor, language)
     if mode == "deep" or (mode == "auto" and body_indent is not None):
         kind: RouteKind = "deep"
         if mode == "deep" and body_indent is None:
@@ -140,6 +144,8 @@ def decide_route(
         else:
             reason = "an empty body after a signature: write the whole body"
         tokens, deadline = settings.deep_max_tokens, settings.deep_deadline_ms
+        body = body_indent or ""
+        shape = replace(shape, kind="lines", indent=body, floor=body)
     else:
         kind = "fast"
         if mode == "fast":
@@ -148,8 +154,10 @@ def decide_route(
             reason = "the cursor is inside a line: finish it"
         elif cursor.before.strip():
             reason = "a statement is under way: finish it"
+        elif shape.kind == "statement":
+            reason = "an empty line above code of its block: write one statement"
         else:
-            reason = "a new line inside a body: write the next lines"
+            reason = "a new line at the end of a block: write its next lines"
         tokens, deadline = settings.fast_max_tokens, settings.fast_deadline_ms
         body_indent = ""
     # A client that states its own budget knows what it wants (the service caps it by limits).
@@ -157,4 +165,4 @@ def decide_route(
         tokens = max_tokens
     if deadline_ms is not None:
         deadline = deadline_ms
-    return Route(kind, reason, tokens, deadline, body_indent or "")
+    return Route(kind, reason, tokens, deadline, shape, body_indent or "")

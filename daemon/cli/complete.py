@@ -5,6 +5,10 @@ cuts every prompt to a few thousand tokens around the cursor anyway, and a whole
 vendored file of many megabytes would be over its request size limit. The file is read whole
 (up to ``MAX_FILE_BYTES``) to find the window; the workspace profile sees only the window.
 
+With the window go the signatures and docstrings of what the file imports from its workspace
+(``gather_context``; the workspace is ``--workspace`` or the one found for the file), unless
+``--no-context``.
+
 The completion goes to stdout; the stages, as they arrive, to stderr (``--json``: the NDJSON
 events to stdout; their text is what to insert at the cursor, whatever the window).
 """
@@ -19,7 +23,7 @@ from daemon.cli.output import EXIT_OK, EXIT_USAGE, err
 from daemon.cli.source_file import FileTooLarge, InputError, describe_size, read_source
 from daemon.cli.stream import ask
 from daemon.client.window import window_around
-from daemon.protocol import CompleteRequest, DoneEvent
+from daemon.protocol import CompleteRequest, ContextSnippet, DoneEvent
 from daemon.settings import Settings
 
 # The largest file read to find the window: the text is held in memory a few times over.
@@ -44,6 +48,11 @@ def build_request(args: argparse.Namespace) -> CompleteRequest:
         from daemon.language import detect_language
 
         language = detect_language(str(place.absolute), text)
+    context: list[ContextSnippet] = []
+    if not getattr(args, "no_context", False):
+        from daemon.workspace.context import gather_context
+
+        context = gather_context(place.absolute, text, line, place.root, language=language)
     del text  # the window is all that is needed from here on
     return CompleteRequest(
         text=window.text,
@@ -54,6 +63,8 @@ def build_request(args: argparse.Namespace) -> CompleteRequest:
         profile=profile_of(place, window.text, language),
         max_tokens=args.request_max_tokens,
         cache=not args.no_cache,
+        context=context,
+        repository=place.root.name if context else None,
     )
 
 

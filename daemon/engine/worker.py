@@ -36,10 +36,20 @@ from daemon.engine.jobs import (
 )
 from daemon.engine.kv_states import MIN_GAIN, MIN_TOKENS, SequenceStates, common_prefix
 from daemon.engine.scheduler import Admission, Priority, Scheduler
+from daemon.engine.speed import SpeedMeter
 from daemon.errors import ShuttingDown
 from models.loaded import LoadedModel
 
 log = logging.getLogger(__name__)
+
+# Evaluated and decoded once at start-up, to warm the model up and to measure its speed.
+_WARM_UP_TEXT = (
+    "import json\n\n\ndef load_config(path: str) -> dict:\n"
+    '    """Read a JSON config file and return its settings as a dict."""\n'
+    "    with open(path, encoding='utf-8') as handle:\n"
+    "        return json.load(handle)\n\n\ndef main() -> None:\n"
+)
+_WARM_UP_DECODES = 8
 
 
 @dataclass
@@ -77,6 +87,7 @@ class Engine:
         self._closed = False
         self.busy = False
         self.stats = EngineStats()
+        self.speed = SpeedMeter()
         self.ready = threading.Event()
         facts = model.facts
         self._stop_tokens = frozenset(facts.stop_tokens)
@@ -176,14 +187,22 @@ class Engine:
             self.scheduler.finished(job, time.perf_counter() - started)
 
     def _warm_up(self) -> None:
-        """One decode, so the first real request does not pay for lazy initialisation."""
+        """A short prompt and a few decodes: the first real request does not pay for lazy
+        initialisation, and the speed meter starts from this machine's figures."""
         llm = self.model.llm
         start = [self.model.bos_token] if self.model.bos_token is not None else []
-        tokens = start + self.model.tokenize_text("def main():\n")
-        llm.eval(tokens)
+        tokens = start + self.model.tokenize_text(_WARM_UP_TEXT)
+        llm.eval(tokens[:8])  # lazy initialisation, not timed
+        began = time.perf_counter()
+        llm.eval(tokens[8:])
+        self.speed.record_prompt(len(tokens) - 8, time.perf_counter() - began)
         sampler = _internals.LlamaSampler()
         sampler.add_greedy()
-        sampler.sample(llm._ctx, -1)
+        began = time.perf_counter()
+        for _ in range(_WARM_UP_DECODES):
+            token = sampler.sample(llm._ctx, -1)
+            llm.eval([token])
+        self.speed.record_decode(_WARM_UP_DECODES, time.perf_counter() - began)
         self._reset_context()
 
     def _reset_context(self) -> None:
@@ -244,6 +263,7 @@ class Engine:
 
         reused = self._reuse_prefix(prompt)
         rest = prompt[reused:]
+        began = time.perf_counter()
         for start in range(0, len(rest), self.chunk_tokens):
             reason = self._interrupted(job)
             if reason:
@@ -255,6 +275,7 @@ class Engine:
             llm.eval(rest[start : start + self.chunk_tokens])
         self.stats.prompt_tokens_evaluated += len(rest)
         self.stats.prompt_tokens_reused += reused
+        self.speed.record_prompt(len(rest), time.perf_counter() - began)
         if job.prompt_done_at is None:
             job.prompt_done_at = time.perf_counter()
             job.sink(PromptEvaluated(len(job.tokens), reused))
@@ -296,6 +317,7 @@ class Engine:
         pending = progress.pending  # text held back: it may begin a stop string or a line
         budget_left = max_tokens
         reason = "length"
+        began, produced = time.perf_counter(), len(ids)
         while budget_left > 0:
             interrupted = self._interrupted(job)
             if interrupted:
@@ -303,6 +325,7 @@ class Engine:
                 break
             if job._yield.is_set():
                 job.progress = Progress(ids, text, pending, decoder.getstate())
+                self.speed.record_decode(len(ids) - produced, time.perf_counter() - began)
                 raise _Yielded
             token = sampler.sample(llm._ctx, -1)
             if token in self._stop_tokens:
@@ -339,6 +362,7 @@ class Engine:
                 break
             llm.eval([token])
         job.progress = None
+        self.speed.record_decode(len(ids) - produced, time.perf_counter() - began)
         pending += decoder.decode(b"", final=True)
         if job.until is not None and pending and reason in ("stop", "length"):
             cut = job.until(text + pending + "\n")

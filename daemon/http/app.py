@@ -87,6 +87,7 @@ def create_app(daemon: Daemon, tokens: TokenStore | None = None) -> FastAPI:
         facts = runtime.model.facts
         stats = await runtime.run_db(runtime.cache.stats)
         engine = runtime.engine
+        speed = engine.speed.current()
         return Health(
             status="ok" if engine.ready.is_set() else "loading",
             version=__version__,
@@ -126,6 +127,8 @@ def create_app(daemon: Daemon, tokens: TokenStore | None = None) -> FastAPI:
                 "prompt_tokens_reused": engine.stats.prompt_tokens_reused,
                 "last_job_tokens": engine.stats.last_job_tokens,
                 "last_job_reason": engine.stats.last_job_reason,
+                "prompt_tokens_per_s": round(speed.prompt_tps, 1),
+                "tokens_per_s": round(speed.decode_tps, 1),
             },
             pid=os.getpid(),
         )

@@ -57,7 +57,7 @@ def wire(settings: Settings, runtime: Runtime) -> Daemon:
 
 def build_daemon(settings: Settings) -> Daemon:
     """Resolve and load the model, start and warm the engine, open the cache and metrics."""
-    resolved = resolve_model(settings.model_path, settings.cache_dir)
+    resolved = resolve_model(settings.model_path, settings.cache_dir, settings.model)
     model = LoadedModel(
         resolved,
         n_ctx=settings.n_ctx,

@@ -17,6 +17,7 @@ from typing import Any, Protocol
 
 from daemon.engine.jobs import Budget, Until
 from daemon.engine.scheduler import Admission, Priority
+from daemon.engine.speed import Speed
 from daemon.errors import EngineFailed
 from daemon.observe.metrics import FeedbackRecord
 from daemon.protocol import TokenEvent
@@ -154,6 +155,10 @@ class Backend(Protocol):
 
     def observe(self, record: FeedbackRecord) -> None:
         """Hand a record to the metrics (nothing when the daemon keeps none)."""
+        ...
+
+    def speed(self) -> Speed:
+        """The model's measured speed on this machine, to size budgets by."""
         ...
 
 

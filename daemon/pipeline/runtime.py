@@ -14,6 +14,7 @@ from typing import Any, TypeVar
 
 from daemon.engine.jobs import Budget, Finished, Job, PromptEvaluated, TokenText, Until
 from daemon.engine.scheduler import Admission, Priority
+from daemon.engine.speed import Speed
 from daemon.engine.worker import Engine
 from daemon.errors import EngineFailed, JobTimeout
 from daemon.observe.metrics import FeedbackRecord, MetricsRecorder, RequestRecord
@@ -124,6 +125,9 @@ class Runtime:
         finally:
             if not finished:
                 self.engine.withdraw(job)
+
+    def speed(self) -> Speed:
+        return self.engine.speed.current()
 
     # -- the result cache and the feedback log ---------------------------------------------
     async def lookup(self, key: str) -> CachedResult | None:

@@ -1,8 +1,12 @@
-"""Build the model's prompt: profile header first, cursor window last, cut to a token budget.
+"""Build the model's prompt: other files of the workspace and the profile header first, cursor
+window last, cut to a token budget.
 
-What stays the same from keystroke to keystroke comes first (the header, then the top of the
-window), so the model's KV prefix survives typing. The window is cut at line boundaries that
-move in steps of ``SNAP_LINES``, so typing inside a function does not shift the first token.
+What stays the same from keystroke to keystroke comes first (other files, the header, then the
+top of the window), so the model's KV prefix survives typing. Other files take at most their
+own budget and never more than half of what the header leaves, so the window around the cursor
+is never starved for them (``daemon.prompt.context`` chooses and lays them out). The window is
+cut at line boundaries that move in steps of ``SNAP_LINES``, so typing inside a function does
+not shift the first token.
 A file far larger than the context still works: the window is cut, never the request refused.
 """
 
@@ -13,6 +17,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from daemon.cursor import Cursor
+from daemon.prompt.context import NO_CONTEXT, PlacedContext, PromptContext, place_context
 from models.families import PromptFormat, Vocabulary
 
 # The window's first and last lines move in steps of this many lines.
@@ -35,6 +40,7 @@ class BuiltPrompt:
     suffix: str
     format_name: str
     first_line: int  # first document line inside the window
+    context: PlacedContext = NO_CONTEXT  # the other files placed before the document
 
 
 def collapse_blank_runs(text: str) -> str:
@@ -91,8 +97,10 @@ def build_prompt(
     budget: int,
     suffix_budget: int,
     header: str,
+    context: PromptContext | None = None,
 ) -> BuiltPrompt:
-    """Cut the document around the cursor to ``budget`` tokens and lay it out in ``fmt``."""
+    """Cut the document around the cursor to ``budget`` tokens and lay it out in ``fmt``, after
+    the snippets of ``context`` that fit its budget (without them: the prompt as before)."""
     prefix, suffix = cursor.prefix, cursor.suffix
     prefix = collapse_blank_runs(prefix)
     suffix = collapse_blank_runs(suffix) if fmt.supports_fim else ""
@@ -103,12 +111,18 @@ def build_prompt(
     header_cost = count(header)
     if header_cost > budget // 4:
         header, header_cost = "", 0
-    window = max(16, budget - header_cost - FORMAT_OVERHEAD)
+    placed = NO_CONTEXT
+    if context is not None and context.snippets and context.budget > 0:
+        room = min(context.budget, max(0, budget - header_cost - FORMAT_OVERHEAD) // 2)
+        placed = place_context(fmt, vocab, context, room, count)
+    window = max(16, budget - header_cost - placed.tokens - FORMAT_OVERHEAD)
     suffix_share = min(suffix_budget, window // 4) if fmt.supports_fim else 0
     for _ in range(4):
         cut_suffix = _cut_suffix(suffix, suffix_share, count)
         cut_prefix, _ = _cut_prefix(prefix, window - count(cut_suffix), count)
-        tokens = fmt.build(vocab, header + cut_prefix, cut_suffix)
+        tokens = fmt.build(
+            vocab, placed.text + header + cut_prefix, cut_suffix, repository=placed.repository
+        )
         if len(tokens) <= budget:
             break
         # Per-line counts can undershoot the joined text; shrink and try again.
@@ -121,4 +135,5 @@ def build_prompt(
         suffix=cut_suffix,
         format_name=fmt.name,
         first_line=cursor.line - cut_prefix.count("\n"),
+        context=placed,
     )

@@ -109,7 +109,10 @@ def test_cache_stats_and_doctor(daemon):
     assert "entries" in stats.stdout and str(daemon.settings.resolved_cache_path) in stats.stdout
     doctor = assist("doctor", *port_args(daemon))
     assert doctor.returncode == 0, doctor.stdout + doctor.stderr
-    assert "Gemma 3 270m" in doctor.stdout
+    assert "Qwen2.5 Coder 0.5B Instruct AWQ" in doctor.stdout
+    model_name = next(line for line in doctor.stdout.splitlines() if "model name" in line)
+    assert model_name.split()[0] == "ok"
+    assert "qwen2.5-coder-0.5b (default)" in model_name and "installed" in model_name
     assert "FAIL" not in doctor.stdout
     assert f"pid {daemon.health.pid}" in doctor.stdout
 
@@ -185,7 +188,7 @@ def test_complete_starts_one_daemon_for_two_clients(project, tmp_path):
 
 
 def test_bench_prints_its_figures():
-    out = assist("bench", "--repeat", "1", "--completion-tokens", "16", "--json", timeout=600)
+    out = assist("bench", "--repeat", "1", "--completion-tokens", "48", "--json", timeout=600)
     assert out.returncode == 0, out.stdout + out.stderr
     figures = json.loads(out.stdout)
     assert figures["tokens"] >= 1 and figures["hit_ms"] > 0

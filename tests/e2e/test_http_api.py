@@ -7,7 +7,8 @@ import time
 
 import httpx
 
-from daemon.protocol import DoneEvent, StartEvent, TokenEvent, parse_event
+from daemon.protocol import DoneEvent, StageEvent, StartEvent, TokenEvent, parse_event
+from models.catalog import CATALOG, DEFAULT_MODEL, assembled_path
 from tests.e2e.documents import LOAD_CONFIG, NUMBERS, complete_body, unique
 
 
@@ -33,7 +34,10 @@ def test_python_completion_streams_tokens_and_ends_with_done(daemon):
     assert isinstance(done, DoneEvent)
     assert sum(isinstance(e, DoneEvent) for e in events) == 1
     assert len(tokens) >= 2, "the answer arrives in pieces, not at the end"
-    assert done.text == "".join(tokens)
+    # What is shown is the final stage: the streamed answer trimmed to the gap.
+    final = [e for e in events if isinstance(e, StageEvent) and e.stage == "final"]
+    assert len(final) == 1 and done.text == final[0].text
+    assert done.text.split("\n")[0].strip() in "".join(tokens)
     assert done.cached is False
     assert done.finish_reason in ("stop", "length")
     assert done.tokens >= 1 and done.prompt_tokens > 20
@@ -197,11 +201,14 @@ def test_health_reports_model_backend_and_cache(daemon):
     with daemon.http() as http:
         data = health(http)
     assert data["status"] == "ok"
-    assert data["model"] == "Gemma 3 270m"
+    # The default catalogue model, by the name its GGUF file gives itself.
+    assert data["model"] == "Qwen2.5 Coder 0.5B Instruct AWQ"
     assert data["model_source"] == "embedded"
+    default = CATALOG[DEFAULT_MODEL]
+    assert data["model_path"] == str(assembled_path(default, daemon.settings.cache_dir))
     assert data["backend"] == "CPU"
     assert data["gpu_offload"] is False
-    assert data["prompt_format"] == "plain"
+    assert data["prompt_format"] == "qwen2.5-coder"
     assert data["cache_path"] == str(daemon.settings.resolved_cache_path)
     assert data["cache_bytes"] > 0
     assert len(data["fingerprint"]) == 32

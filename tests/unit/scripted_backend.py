@@ -14,6 +14,7 @@ from types import SimpleNamespace
 
 from daemon.engine.jobs import Budget, Until
 from daemon.engine.scheduler import Admission, Priority, Scheduler
+from daemon.engine.speed import Speed
 from daemon.observe.metrics import FeedbackRecord
 from daemon.pipeline.backend import JobResult, JobTimes, Relay
 from daemon.store.result_cache import CachedResult
@@ -55,6 +56,8 @@ class ScriptedBackend:
     feedback: list[tuple[str, str, bool, str | None]] = field(default_factory=list)
     demoted: list[str] = field(default_factory=list)
     records: list[FeedbackRecord] = field(default_factory=list)
+    # The speed the pipelines size their budgets by (tokens a second).
+    measured: Speed = field(default_factory=lambda: Speed(prompt_tps=1000.0, decode_tps=100.0))
 
     def admit(self, priority: Priority, user: str) -> Admission:
         return self.scheduler.admit(priority, user)
@@ -122,6 +125,9 @@ class ScriptedBackend:
 
     def observe(self, record: FeedbackRecord) -> None:
         self.records.append(record)
+
+    def speed(self) -> Speed:
+        return self.measured
 
 
 def by_stage(**answers: str) -> Script:

@@ -23,6 +23,7 @@ from daemon.cli.main import _parser
 from daemon.client.launcher import daemon_flags, free_port, serve_command
 from daemon.settings import DEFAULT_PORT, load_settings, settings_from_args
 from daemon.tokens import TokensError, TokenStore, add_command
+from models.catalog import CATALOG
 
 ROOT = Path(__file__).resolve().parents[2]
 ASSIST = [sys.executable, "-m", "daemon.cli"]
@@ -37,6 +38,9 @@ SUGGESTIONS = {
     ("daemon/cli/tokens.py", "assist tokens list --tokens {file}"),
     ("daemon/cli/doctor.py", "assist cache clear{daemon_flags(settings)}{named}"),
     ("daemon/client/launcher.py", "assist serve{flags}"),
+    ("daemon/settings.py", "assist models"),
+    ("models/resolve.py", "assist models"),
+    ("daemon/cli/models.py", "assist serve --model {other}"),
 }
 
 
@@ -120,6 +124,8 @@ def rendered() -> list[str]:
     commands = [
         "assist tokens add NAME --tokens tokens.toml",
         "assist doctor --port 9123",
+        "assist models",
+        *(f"assist serve --model {name}" for name in CATALOG),
     ]
     for path in (Path("tokens.toml"), Path("/srv/assist/team tokens.toml")):
         commands.append(add_command(path).strip("`"))
@@ -223,3 +229,12 @@ def test_tokens_reads_the_tokens_setting_when_no_flag_names_the_file(tmp_path):
     assert listed.stdout == "alice\n"
     unnamed = run_suggestion("assist tokens list", tmp_path)
     assert unnamed.returncode == 2 and "--tokens FILE" in unnamed.stderr
+
+
+def test_an_unknown_model_name_suggests_the_list_of_models(tmp_path):
+    out = run_suggestion("assist models --model gpt-5", tmp_path)
+    assert out.returncode == 2 and "unknown model 'gpt-5'" in out.stderr
+    [command] = suggested_in_output(out.stderr)
+    listed = run_suggestion(command, tmp_path)
+    assert_ran(listed, {0})
+    assert all(name in listed.stdout for name in CATALOG)

@@ -9,7 +9,9 @@ from typing import Any
 import pytest
 
 from daemon.answers.completion import CompletionPipeline
+from daemon.answers.patience import MIN_BODY_TOKENS
 from daemon.engine.scheduler import Priority, Scheduler
+from daemon.engine.speed import Speed
 from daemon.errors import Busy, InvalidPosition, InvalidRequest
 from daemon.protocol import (
     CompleteRequest,
@@ -92,7 +94,8 @@ async def test_typing_into_a_shown_answer_is_a_typed_hit():
 
 async def test_an_answer_that_breaks_the_file_keeps_its_verified_first_line():
     text = "def add(a, b):\n    \n\nx = 1\n"
-    backend = ScriptedBackend(in_turn("total = a + b\n    return total)"))
+    # (An unbalanced closing bracket would end the answer at the block's exit instead.)
+    backend = ScriptedBackend(in_turn("total = a + b\n    return total +"))
     req = CompleteRequest(text=text, line=1, column=4, profile=PYTHON, mode="fast")
     events = await collect(await pipeline(backend).start(req, "alice"))
     final = next(e for e in events if isinstance(e, StageEvent) and e.stage == "final")
@@ -235,3 +238,115 @@ async def test_rejected_answers_are_demoted_and_accepted_ones_handed_on():
     result = await completions.feedback(FeedbackRequest(request_id="r1", accepted=False), "alice")
     assert result["outcome"] == "demoted" and len(backend.demoted) == 1
     assert [record.accepted for record in backend.records] == [True, False]
+
+
+# -- trimming answers to the gap -------------------------------------------------------------
+
+LOOP = (
+    "def total(xs):\n    result = 0\n    for x in xs:\n\n        result += x\n    return result\n"
+)
+
+
+def loop_request(**extra: Any) -> CompleteRequest:
+    """The cursor at column 0 of the empty line inside the loop's body."""
+    return CompleteRequest(text=LOOP, line=3, column=0, profile=PYTHON, **extra)
+
+
+def final_of(events: list[Any]) -> StageEvent:
+    return next(e for e in events if isinstance(e, StageEvent) and e.stage == "final")
+
+
+async def test_a_model_that_writes_the_code_below_again_is_trimmed_to_the_new_line():
+    backend = ScriptedBackend(
+        in_turn("        if x < 0:\n            continue\n        result += x\n    return result\n")
+    )
+    events = await collect(await pipeline(backend).start(loop_request(), "alice"))
+    final = final_of(events)
+    assert final.text == "        if x < 0:\n            continue" and final.ok
+    assert "drop_suffix_repeats" in (final.reason or "")
+    assert events[-1].text == final.text
+    assert next(iter(backend.cache.values())).text == final.text
+    assert events[0].route_reason and "one statement" in events[0].route_reason
+
+
+async def test_a_line_at_the_wrong_indentation_is_moved_into_the_block():
+    text = "def f(rows):\n    for row in rows:\n        if row:\n\n            print(row)\n"
+    backend = ScriptedBackend(in_turn("        row = row.strip()\n        print(row)\n"))
+    req = CompleteRequest(text=text, line=3, column=0, profile=PYTHON)
+    events = await collect(await pipeline(backend).start(req, "alice"))
+    assert ("skeleton", "            row = row.strip()", True) in stages(events)
+    final = final_of(events)
+    assert final.text == "            row = row.strip()" and final.ok
+    assert "fit_indentation" in (final.reason or "")
+
+
+async def test_the_engine_stops_where_the_gap_ends():
+    """The engine's until ends the answer after the one statement, before the repeats."""
+    answer = "        x = abs(x)\n        result += x\n    return result\n"
+    backend = ScriptedBackend(in_turn(answer))
+    events = await collect(await pipeline(backend).start(loop_request(), "alice"))
+    tokens = "".join(e.text for e in events if isinstance(e, TokenEvent))
+    assert tokens == "        x = abs(x)"
+    assert events[-1].text == "        x = abs(x)"
+
+
+async def test_with_postprocess_off_answers_pass_as_written():
+    answer = "        if x < 0:\n            continue\n        result += x\n    return result"
+    backend = ScriptedBackend(in_turn(answer))
+    events = await collect(
+        await pipeline(backend, postprocess=False).start(loop_request(), "alice")
+    )
+    final = final_of(events)
+    assert final.text == answer and final.ok and final.reason is None
+
+
+async def test_postprocess_is_part_of_the_cache_key():
+    backend = ScriptedBackend(in_turn("        x = abs(x)\n        result += x"))
+    trimmed = await collect(await pipeline(backend).start(loop_request(), "alice"))
+    assert trimmed[-1].text == "        x = abs(x)"
+    untrimmed = await collect(
+        await pipeline(backend, postprocess=False).start(loop_request(), "alice")
+    )
+    assert not untrimmed[-1].cached and len(backend.runs) == 2
+    assert untrimmed[-1].text == "        x = abs(x)\n        result += x"
+    again = await collect(await pipeline(backend).start(loop_request(), "bob"))
+    assert again[-1].cached and again[-1].text == "        x = abs(x)"
+
+
+async def test_a_deep_body_is_trimmed_to_the_block():
+    text = "def add(a, b):\n    \n\ndef sub(a, b):\n    return a - b\n"
+    backend = ScriptedBackend(
+        by_stage(
+            logic="return a + b\n    return a + b\n",
+            errors="if a is None:\n        raise ValueError('a')\n    return a + b\n",
+        )
+    )
+    req = CompleteRequest(text=text, line=1, column=4, profile=PYTHON)
+    events = await collect(await pipeline(backend).start(req, "alice"))
+    logic = next(e for e in events if isinstance(e, StageEvent) and e.stage == "logic")
+    assert logic.text == "return a + b" and logic.ok
+
+
+async def test_the_deep_path_sizes_its_budget_to_the_measured_speed():
+    """On a slow machine the body gets the tokens that fit the target and the errors pass,
+    which would not fit, does not run; a fast machine gets the whole ceiling and both passes."""
+    answers = by_stage(logic="return a + b\n", errors="if a is None:\n        raise ValueError\n")
+    slow = ScriptedBackend(answers, measured=Speed(prompt_tps=2000.0, decode_tps=3.0))
+    events = await collect(await pipeline(slow, deep_target_ms=4000).start(request(BODY), "al"))
+    assert [run.stage for run in slow.runs] == ["logic"]
+    assert slow.runs[0].budget.max_tokens == MIN_BODY_TOKENS  # 4 s hold only 12 tokens
+    errors = next(e for e in events if isinstance(e, StageEvent) and e.stage == "errors")
+    assert not errors.ok and "no time was left for the errors stage" in (errors.reason or "")
+    assert stages(events)[-1] == ("final", "return a + b\n", True)
+
+    fast = ScriptedBackend(answers, measured=Speed(prompt_tps=20000.0, decode_tps=2000.0))
+    await collect(await pipeline(fast, deep_target_ms=4000).start(request(BODY), "al"))
+    assert [run.stage for run in fast.runs] == ["logic", "errors"]
+    assert fast.runs[0].budget.max_tokens == SETTINGS.deep_max_tokens
+
+
+async def test_a_deep_request_that_states_its_budget_keeps_it():
+    backend = ScriptedBackend(by_stage(logic="return a + b\n", errors="return a + b\n"))
+    backend.measured = Speed(prompt_tps=2000.0, decode_tps=1.0)
+    await collect(await pipeline(backend).start(request(BODY, max_tokens=200), "al"))
+    assert backend.runs[0].budget.max_tokens == 200

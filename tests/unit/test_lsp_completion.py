@@ -64,8 +64,8 @@ class Sink:
         pass
 
 
-@pytest.fixture
-def server() -> tuple[AssistServer, CompletionState, FakeDaemon]:
+def started_server() -> tuple[AssistServer, CompletionState, FakeDaemon]:
+    """A language server past `initialize`, its daemon connection a ``FakeDaemon``."""
     ls = AssistServer()
     state = CompletionState()
     completion.register(ls, state)
@@ -79,6 +79,11 @@ def server() -> tuple[AssistServer, CompletionState, FakeDaemon]:
     daemon = FakeDaemon()
     ls.connection = daemon  # type: ignore[assignment]
     return ls, state, daemon
+
+
+@pytest.fixture
+def server() -> tuple[AssistServer, CompletionState, FakeDaemon]:
+    return started_server()
 
 
 def open_document(ls: AssistServer, text: str, version: int = 1) -> None:

@@ -1,0 +1,32 @@
+"""Completions that stop where the gap at the cursor ends: its shape, and the rules that trim
+an answer to it (see ``trim`` for their order)."""
+
+from daemon.answers.gap.rules import (
+    Parsed,
+    drop_repeated_runs,
+    drop_suffix_repeats,
+    fit_indentation,
+    keep_parseable,
+    stop_at_block_exit,
+    stop_at_shape,
+)
+from daemon.answers.gap.shape import Shape, ShapeKind, gap_shape
+from daemon.answers.gap.trim import GapUntil, Trimmed, as_written, gap_until, trim_to_gap
+
+__all__ = [
+    "GapUntil",
+    "Parsed",
+    "Shape",
+    "ShapeKind",
+    "Trimmed",
+    "as_written",
+    "drop_repeated_runs",
+    "drop_suffix_repeats",
+    "fit_indentation",
+    "gap_shape",
+    "gap_until",
+    "keep_parseable",
+    "stop_at_block_exit",
+    "stop_at_shape",
+    "trim_to_gap",
+]

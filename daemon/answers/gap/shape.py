@@ -1,0 +1,142 @@
+"""The shape of the gap at the cursor: how much a completion should write there.
+
+Read from the code around the cursor, before the model runs:
+
+- ``line``: the cursor is inside a line with text after it; finish that line.
+- ``statement``: the cursor is on an empty line with code below at the block's indentation; the
+  programmer inserts one statement there (one line, or the block that line opens), not the rest
+  of the function, which is already below.
+- ``lines``: the cursor ends a block (the code below is less indented, or there is none), or a
+  statement is under way at the end of its line; the next lines of the block.
+
+Indentation widths count a tab as four columns, as ``daemon.answers.blocks`` does.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from dataclasses import dataclass
+from typing import Literal
+
+from daemon.cursor import Cursor
+
+ShapeKind = Literal["line", "statement", "lines"]
+
+TAB_WIDTH = 4
+_DEFAULT_UNIT = "    "
+# A Python line that opens a block: it ends with a colon (a comment may follow).
+_PY_OPENER = re.compile(r":\s*(#.*)?$")
+# Any language: a line that ends with an opening bracket (a comment may follow).
+_BRACKET_OPENER = re.compile(r"[{(\[]\s*(//.*|#.*|/\*.*\*/)?$")
+
+
+@dataclass(frozen=True)
+class Shape:
+    """How much to write at the cursor, and the indentation the answer's lines take."""
+
+    kind: ShapeKind
+    # The block's indentation at the cursor: where the answer's lines sit.
+    indent: str
+    # The least indentation the first line may take: below ``indent`` only where a block ends
+    # at the cursor and the first line may belong to an enclosing one.
+    floor: str
+    # What the cursor's line holds before the cursor (the answer's first line continues it).
+    typed: str
+    # One level of indentation in this file ("    ", "  " or "\t").
+    unit: str
+    # The indentation of the next line of code below the cursor (None: there is none). Code
+    # below that is deeper than the answer's first line is the body of the block it opens.
+    below: str | None = None
+    # Most lines of the answer, counting the cursor's own line (None: no bound).
+    max_lines: int | None = None
+
+    @property
+    def on_empty_line(self) -> bool:
+        """Whether the cursor's line holds nothing but indentation before the cursor."""
+        return self.kind != "line" and not self.typed.strip()
+
+
+def indent_of(line: str) -> str:
+    """The leading whitespace of ``line``."""
+    return line[: len(line) - len(line.lstrip(" \t"))]
+
+
+def width(indentation: str) -> int:
+    """Columns taken by leading whitespace (a tab counts as ``TAB_WIDTH``)."""
+    return len(indentation.expandtabs(TAB_WIDTH))
+
+
+def indent_unit(lines: list[str]) -> str:
+    """One level of indentation in these lines: a tab when most indented lines start with one,
+    else the most common step between the indentation of consecutive lines."""
+    tabs = spaces = 0
+    steps: Counter[int] = Counter()
+    previous = 0
+    for line in lines:
+        if not line.strip():
+            continue
+        lead = indent_of(line)
+        if lead.startswith("\t"):
+            tabs += 1
+        elif lead:
+            spaces += 1
+        current = width(lead)
+        if current > previous:
+            steps[current - previous] += 1
+        previous = current
+    if tabs > spaces:
+        return "\t"
+    usual = [step for step, _ in steps.most_common() if 2 <= step <= 8]
+    return " " * usual[0] if usual else _DEFAULT_UNIT
+
+
+def opens_block(line: str, language: str | None) -> bool:
+    """Whether ``line`` opens a block (or a bracket) whose body follows on the next lines."""
+    text = line.rstrip()
+    if language == "python" and _PY_OPENER.search(text):
+        return True
+    return bool(_BRACKET_OPENER.search(text))
+
+
+def _nonblank(lines: list[str], start: int, step: int) -> str | None:
+    index = start
+    while 0 <= index < len(lines):
+        if lines[index].strip():
+            return lines[index]
+        index += step
+    return None
+
+
+def gap_shape(cursor: Cursor, language: str | None) -> Shape:
+    """Decide how much to write at ``cursor`` from the code around it."""
+    lines = cursor.lines
+    before, after = cursor.before, cursor.after.rstrip("\r")
+    unit = indent_unit(lines)
+    line_indent = indent_of(cursor.line_text)
+    if after.strip():
+        return Shape("line", line_indent, line_indent, before, unit, None)
+    following = _nonblank(lines, cursor.line + 1, 1)
+    below = indent_of(following) if following is not None else None
+    if before.strip():
+        return Shape("lines", line_indent, line_indent, before, unit, below)
+    previous = _nonblank(lines, cursor.line - 1, -1)
+    opener = previous is not None and opens_block(previous, language)
+    if before:
+        indent = before
+    elif previous is None:
+        indent = ""
+    elif opener:
+        indent = indent_of(previous) + unit
+    else:
+        indent = indent_of(previous)
+    if following is not None and width(indent_of(following)) >= width(indent):
+        # Only a header whose body is the code below may sit less indented than ``indent``.
+        floor = indent if before or opener else ""
+        return Shape("statement", indent, floor, before, unit, below)
+    # The block ends here: the first line may also take an enclosing block's indentation,
+    # down to the code below, unless indentation is already typed or the line opens a body.
+    floor = indent
+    if not (before or opener):
+        floor = below or ""
+    return Shape("lines", indent, floor, before, unit, below)

@@ -1,0 +1,147 @@
+"""Trim an answer to the gap at the cursor, and stop the engine where the trim would cut.
+
+``trim_to_gap`` applies the rules of ``daemon.answers.gap.rules`` in this order:
+
+1. ``fit_indentation``: the answer's lines move to the block at the cursor first, so that the
+   rules after it judge indentation as the answer will stand in the file;
+2. ``drop_suffix_repeats``: cut where the model writes the code below the cursor again;
+3. ``stop_at_block_exit``: cut before a line that leaves the cursor's block;
+4. ``drop_repeated_runs``: drop lines the model repeated in a loop;
+5. ``stop_at_shape``: keep what the gap takes (a line, one statement, a few lines);
+6. ``keep_parseable``: keep the longest leading run of lines that verifies in the document.
+
+``gap_until`` gives the engine the cuts of rules 1-3 and 5 as an ``until``, so that generation
+stops where the trim would cut instead of writing lines that are thrown away.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from daemon.answers.gap.rules import (
+    block_exit_cut,
+    drop_repeated_runs,
+    drop_suffix_repeats,
+    fit_indentation,
+    keep_parseable,
+    shape_end,
+    stop_at_block_exit,
+    stop_at_shape,
+    suffix_repeat_cut,
+)
+from daemon.answers.gap.shape import Shape
+from daemon.checks.verify import Verdict
+from daemon.cursor import Cursor
+
+
+@dataclass(frozen=True)
+class Trimmed:
+    """An answer trimmed to the gap, and which rules changed it (in the order applied)."""
+
+    text: str
+    fired: tuple[str, ...] = ()
+    verdict: Verdict | None = None  # the judgement of ``text`` (None: not verified)
+    whole: Verdict | None = None  # the judgement of the answer before ``keep_parseable``
+
+    def describe(self) -> str | None:
+        """The rules that fired, for a stage's reason; None when none did."""
+        return f"trimmed to the gap ({', '.join(self.fired)})" if self.fired else None
+
+
+def _end_at_line_end(text: str, cursor: Cursor) -> str:
+    """Without the trailing newlines and blank lines that would add blank lines to the file:
+    the cursor's line already ends where the answer does."""
+    if cursor.after.strip() or "\n" not in cursor.suffix:
+        return text
+    stripped = text.rstrip()
+    return stripped if stripped.strip() else ""
+
+
+def trim_to_gap(
+    answer: str, cursor: Cursor, language: str | None, shape: Shape, *, verify: bool = True
+) -> Trimmed:
+    """The answer cut and fitted to the gap at ``cursor``; with ``verify``, also kept to the
+    lines that verify in the document (``keep_parseable``)."""
+    steps = (
+        ("fit_indentation", lambda text: fit_indentation(text, shape, language)),
+        ("drop_suffix_repeats", lambda text: drop_suffix_repeats(text, cursor)),
+        ("stop_at_block_exit", lambda text: stop_at_block_exit(text, shape, language)),
+        ("drop_repeated_runs", lambda text: drop_repeated_runs(text, cursor.before)),
+        ("stop_at_shape", lambda text: stop_at_shape(text, shape, language)),
+    )
+    fired: list[str] = []
+    text = answer
+    for name, rule in steps:
+        changed = rule(text)
+        if _end_at_line_end(changed, cursor) != _end_at_line_end(text, cursor):
+            fired.append(name)
+        text = changed
+    text = _end_at_line_end(text, cursor)
+    if not verify:
+        return Trimmed(text, tuple(fired))
+    parsed = keep_parseable(text, cursor, language)
+    if parsed.text != text:
+        fired.append("keep_parseable")
+    return Trimmed(parsed.text, tuple(fired), parsed.verdict, parsed.whole)
+
+
+def as_written(answer: str, cursor: Cursor, language: str | None) -> Trimmed:
+    """An answer not trimmed: verified whole, with its first line as the fallback."""
+    parsed = keep_parseable(answer, cursor, language, longest=False)
+    fired = ("keep_parseable",) if parsed.text != answer else ()
+    return Trimmed(parsed.text, fired, parsed.verdict, parsed.whole)
+
+
+def kept_lines(
+    lines: list[str], cursor: Cursor, language: str | None, shape: Shape
+) -> tuple[int, str] | None:
+    """How many of the answer's complete ``lines`` the gap keeps and the rule that ends the
+    answer there, once the answer is known to end; None while it may go on."""
+    lead = 0
+    if shape.on_empty_line:
+        while lead < len(lines) and not lines[lead].strip():
+            lead += 1
+        if lead == len(lines):
+            return None
+    fitted = fit_indentation("\n".join(lines[lead:]), shape, language).split("\n")
+    count, rule = len(fitted), ""
+    for name, end in (
+        ("drop_suffix_repeats", suffix_repeat_cut(fitted, cursor)),
+        ("stop_at_block_exit", block_exit_cut(fitted, shape, language)),
+    ):
+        if end < count:
+            count, rule = end, name
+    shaped = shape_end(fitted[:count], shape, language)
+    if shaped is not None and (shaped < count or not rule):
+        count, rule = shaped, "stop_at_shape"
+    if not rule:
+        return None
+    return (lead + count if count else 0), rule
+
+
+class GapUntil:
+    """An ``until`` for the engine: the answer ends where ``trim_to_gap`` would cut it.
+    ``cut_by`` names the rule that ended it (None while none has)."""
+
+    def __init__(self, cursor: Cursor, language: str | None, shape: Shape) -> None:
+        self.cursor = cursor
+        self.language = language
+        self.shape = shape
+        self.cut_by: str | None = None
+
+    def __call__(self, text: str) -> int | None:
+        lines = text.split("\n")[:-1]  # only complete lines
+        if not lines:
+            return None
+        kept = kept_lines(lines, self.cursor, self.language, self.shape)
+        if kept is None:
+            return None
+        count, rule = kept
+        if count < len(lines) and any(line.strip() for line in lines[count:]):
+            self.cut_by = rule  # lines were written that the answer leaves out
+        return len("\n".join(lines[:count]).rstrip(" \t\n"))
+
+
+def gap_until(cursor: Cursor, language: str | None, shape: Shape) -> GapUntil:
+    """An ``until`` that stops the engine where ``trim_to_gap`` would cut the answer."""
+    return GapUntil(cursor, language, shape)

@@ -1,0 +1,68 @@
+"""The deep path's budgets, sized to a programmer's patience from the model's measured speed.
+
+A whole body should be on screen within the deep path's target time (``deep_target_ms``, or the
+request's own deadline). How many tokens fit in that time depends on the machine: a GPU writes
+hundreds a second, two CPU cores a few dozen. So the budgets are computed per request from the
+engine's measured prompt and decode speed: the body gets the tokens that fit before the target
+(never fewer than a short body needs), and the error-handling pass runs only when its expected
+cost fits in what is left.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from daemon.engine.speed import Speed
+
+# A body is given at least this many tokens, however slow the machine: fewer cannot hold one.
+MIN_BODY_TOKENS = 48
+# The errors pass rewrites the body with checks added: expect it this much longer.
+ERRORS_GROWTH = 1.5
+ERRORS_EXTRA_TOKENS = 16
+
+
+@dataclass(frozen=True)
+class ErrorsPlan:
+    """Whether the errors pass fits, its token budget, and why (for the stage's reason)."""
+
+    fits: bool
+    max_tokens: int
+    reason: str
+
+
+def fresh_tokens(previous: Sequence[int], prompt: Sequence[int]) -> int:
+    """Tokens of ``prompt`` the model must evaluate after it evaluated ``previous``."""
+    shared = 0
+    for old, new in zip(previous, prompt, strict=False):
+        if old != new:
+            break
+        shared += 1
+    return len(prompt) - shared
+
+
+def body_tokens(speed: Speed, *, prompt_tokens: int, left_s: float, ceiling: int) -> int:
+    """Tokens for the body: what the model writes in ``left_s`` after reading its prompt,
+    at most ``ceiling`` and at least a short body's worth."""
+    writing = left_s - speed.prompt_seconds(prompt_tokens)
+    floor = min(MIN_BODY_TOKENS, ceiling)
+    return max(floor, min(ceiling, speed.tokens_within(writing)))
+
+
+def errors_plan(
+    speed: Speed, *, fresh_prompt_tokens: int, body_tokens_used: int, left_s: float, ceiling: int
+) -> ErrorsPlan:
+    """Run the errors pass only when reading its prompt and rewriting the body fit in
+    ``left_s``; its budget is what fits, at most ``ceiling``."""
+    expected = int(body_tokens_used * ERRORS_GROWTH) + ERRORS_EXTRA_TOKENS
+    reading = speed.prompt_seconds(fresh_prompt_tokens)
+    needed = reading + speed.decode_seconds(expected)
+    if needed > left_s:
+        return ErrorsPlan(
+            False,
+            0,
+            f"no time was left for the errors stage (it needs about {needed:.1f} s, "
+            f"{max(0.0, left_s):.1f} s were left)",
+        )
+    tokens = min(ceiling, speed.tokens_within(left_s - reading))
+    return ErrorsPlan(True, max(1, tokens), "fits")

@@ -1,0 +1,47 @@
+"""Context in the completion pipeline (scripted engine): it reaches the prompt, and neither an
+exact nor a typed cache hit is served across different context."""
+
+from __future__ import annotations
+
+from daemon.protocol import ContextSnippet
+from tests.unit.scripted_backend import ScriptedBackend, in_turn
+from tests.unit.test_completion_pipeline import STATEMENT, collect, pipeline, request
+
+TOTAL = ContextSnippet(
+    path="lib/calc.py", text="def total(a: int, b: int) -> int:\n    ...\n", kind="import"
+)
+OTHER = ContextSnippet(path="lib/other.py", text="def other() -> None:\n    ...\n", kind="import")
+
+
+def prompt_text(tokens: list[int]) -> str:
+    return "".join(chr(t - 1000) for t in tokens if t >= 1000)
+
+
+async def test_context_reaches_the_prompt_and_the_cache_key():
+    backend = ScriptedBackend(in_turn("total", "total", "total"))
+    completions = pipeline(backend)
+    plain = await collect(await completions.start(request(), "alice"))
+    with_context = await collect(await completions.start(request(context=[TOTAL]), "alice"))
+    assert not with_context[-1].cached  # a different prompt: not the first one's answer
+    assert len(backend.runs) == 2
+    first, second = (prompt_text(run.tokens) for run in backend.runs)
+    assert "def total" not in first
+    assert "# Path: lib/calc.py\n# def total(a: int, b: int) -> int:\n" in second
+    assert with_context[-1].prompt_tokens > plain[-1].prompt_tokens
+    again = await collect(await completions.start(request(context=[TOTAL]), "bob"))
+    assert again[-1].cached and again[-1].cache_match == "exact"
+    off = pipeline(backend, context_budget_tokens=0)
+    unused = await collect(await off.start(request(context=[TOTAL]), "carol"))
+    assert unused[-1].cached  # nothing placed: the prompt, and so the answer, of no context
+
+
+async def test_a_typed_hit_needs_the_same_context():
+    backend = ScriptedBackend(in_turn("total * 2", "other()"))
+    completions = pipeline(backend)
+    await collect(await completions.start(request(context=[TOTAL]), "alice"))
+    typed = request(STATEMENT + "tot", context=[TOTAL])
+    hit = await collect(await completions.start(typed, "alice"))
+    assert hit[-1].cache_match == "typed" and len(backend.runs) == 1
+    elsewhere = request(STATEMENT + "tot", context=[OTHER])
+    miss = await collect(await completions.start(elsewhere, "alice"))
+    assert miss[-1].cache_match is None and len(backend.runs) == 2

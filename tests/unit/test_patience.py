@@ -1,0 +1,78 @@
+"""The deep path's budgets follow the measured speed and the time that is left."""
+
+from __future__ import annotations
+
+import pytest
+
+from daemon.answers.patience import (
+    MIN_BODY_TOKENS,
+    body_tokens,
+    errors_plan,
+    fresh_tokens,
+)
+from daemon.engine.speed import Speed, SpeedMeter
+
+CPU = Speed(prompt_tps=300.0, decode_tps=40.0)
+GPU = Speed(prompt_tps=20000.0, decode_tps=400.0)
+
+
+def test_body_tokens_fit_the_time_left_after_the_prompt() -> None:
+    # 4 s, of which 150 prompt tokens take 0.5 s: 3.5 s of writing at 40 tokens/s.
+    assert body_tokens(CPU, prompt_tokens=150, left_s=4.0, ceiling=256) == 140
+
+
+def test_a_fast_machine_gets_the_whole_ceiling() -> None:
+    assert body_tokens(GPU, prompt_tokens=150, left_s=4.0, ceiling=256) == 256
+
+
+def test_a_slow_machine_still_gets_a_short_body() -> None:
+    slow = Speed(prompt_tps=50.0, decode_tps=5.0)
+    assert body_tokens(slow, prompt_tokens=400, left_s=2.0, ceiling=256) == MIN_BODY_TOKENS
+    # ...but never more than the ceiling a client asked for.
+    assert body_tokens(slow, prompt_tokens=400, left_s=2.0, ceiling=16) == 16
+
+
+def test_fresh_tokens_count_what_differs_after_the_shared_prefix() -> None:
+    assert fresh_tokens([1, 2, 3, 4], [1, 2, 3, 4, 5, 6]) == 2
+    assert fresh_tokens([1, 2, 3, 4], [1, 2, 9, 4]) == 2
+    assert fresh_tokens([], [1, 2]) == 2
+
+
+def test_the_errors_pass_runs_only_when_it_fits() -> None:
+    # A 40-token body: the pass expects 76 tokens (1.9 s) plus 20 prompt tokens.
+    fits = errors_plan(CPU, fresh_prompt_tokens=20, body_tokens_used=40, left_s=2.5, ceiling=256)
+    assert fits.fits
+    assert 76 <= fits.max_tokens <= 256
+    late = errors_plan(CPU, fresh_prompt_tokens=20, body_tokens_used=40, left_s=1.5, ceiling=256)
+    assert not late.fits
+    assert "no time was left for the errors stage" in late.reason
+    assert late.max_tokens == 0
+
+
+def test_the_errors_budget_is_capped() -> None:
+    plan = errors_plan(GPU, fresh_prompt_tokens=20, body_tokens_used=10, left_s=10, ceiling=64)
+    assert plan.fits and plan.max_tokens == 64
+
+
+def test_the_meter_starts_from_its_first_measurement_then_averages() -> None:
+    meter = SpeedMeter(prompt_tps=1.0, decode_tps=1.0, weight=0.5)
+    meter.record_decode(40, 1.0)
+    assert meter.current().decode_tps == pytest.approx(40.0)
+    meter.record_decode(20, 1.0)
+    assert meter.current().decode_tps == pytest.approx(30.0)
+    meter.record_prompt(300, 1.0)
+    assert meter.current().prompt_tps == pytest.approx(300.0)
+    assert meter.current().samples == 3
+
+
+def test_the_meter_ignores_samples_too_small_to_time() -> None:
+    meter = SpeedMeter(prompt_tps=100.0, decode_tps=10.0)
+    meter.record_prompt(3, 0.0001)
+    meter.record_decode(1, 0.0001)
+    meter.record_decode(10, 0.0)
+    assert meter.current() == Speed(100.0, 10.0, 0)
+
+
+def test_the_meter_refuses_a_weight_outside_its_range() -> None:
+    with pytest.raises(ValueError):
+        SpeedMeter(weight=0)
