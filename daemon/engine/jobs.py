@@ -1,5 +1,8 @@
 """What the engine runs: a ``Job`` (a token prompt with its ``Budget``, stops, priority and
-user, in the place its request was admitted to) and the events it sends while it runs."""
+user, in the place its request was admitted to) and the events it sends while it runs.
+
+A job generates text after its prompt, or, with a ``Scoring``, scores the end of its tokens
+instead: it ends with the log-probability of each scored token given the tokens before it."""
 
 from __future__ import annotations
 
@@ -34,10 +37,12 @@ class TokenText:
 
 @dataclass(frozen=True)
 class Finished:
-    reason: str  # "stop", "length", "deadline", "cancelled" or "error"
+    reason: str  # "stop", "length", "scored", "deadline", "cancelled" or "error"
     tokens: int
     text: str
     error: str | None = None
+    # A scoring job that ended "scored": the natural-log probability of each scored token.
+    logprobs: tuple[float, ...] | None = None
 
 
 EngineEvent = PromptEvaluated | TokenText | Finished
@@ -53,6 +58,21 @@ class Progress:
     text: str = ""
     pending: str = ""
     decoder_state: tuple[bytes, int] = (b"", 0)
+
+
+@dataclass
+class Scoring:
+    """What makes a job a scoring job: the index of the first scored token, and the
+    log-probabilities found so far (kept when the job yields, so it resumes where it stopped)."""
+
+    score_from: int
+    logprobs: list[float] = field(default_factory=list)
+    reused: int | None = None  # tokens the job's first run found live in the KV cache
+
+    @property
+    def next_index(self) -> int:
+        """The index of the first token not scored yet."""
+        return self.score_from + len(self.logprobs)
 
 
 @dataclass
@@ -75,6 +95,7 @@ class Job:
     first_token_at: float | None = None
     finished_at: float | None = None
     progress: Progress | None = None
+    scoring: Scoring | None = None  # set: the job scores its tokens instead of generating
     yields: int = 0
     _cancel: threading.Event = field(default_factory=threading.Event)
     _yield: threading.Event = field(default_factory=threading.Event)

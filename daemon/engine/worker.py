@@ -10,6 +10,10 @@ seen between chunks), then samples token by token, checking the cancel flag, the
 ``max_tokens`` and a request to yield before every token. A job that yields to a more urgent
 one is put back and later resumes where it stopped. Events go to the sink from the worker
 thread.
+
+A scoring job (``score``) runs through the same queue and checks: it keeps the live prefix up
+to the token before the first scored one, evaluates the rest in chunks with logits for every
+position (``daemon.engine.scoring``), and ends with each scored token's log-probability.
 """
 
 from __future__ import annotations
@@ -30,12 +34,14 @@ from daemon.engine.jobs import (
     Job,
     Progress,
     PromptEvaluated,
+    Scoring,
     Sink,
     TokenText,
     Until,
 )
 from daemon.engine.kv_states import MIN_GAIN, MIN_TOKENS, SequenceStates, common_prefix
 from daemon.engine.scheduler import Admission, Priority, Scheduler
+from daemon.engine.scoring import ROW_GROUP, chunk_size, score_chunk
 from daemon.engine.speed import SpeedMeter
 from daemon.errors import ShuttingDown
 from models.loaded import LoadedModel
@@ -60,6 +66,7 @@ class EngineStats:
     errors: int = 0
     yielded: int = 0
     tokens_generated: int = 0
+    tokens_scored: int = 0
     prompt_tokens_evaluated: int = 0
     prompt_tokens_reused: int = 0
     last_job_tokens: int = 0
@@ -149,6 +156,38 @@ class Engine:
         self.scheduler.submit(job)
         return job
 
+    def score(
+        self,
+        tokens: Sequence[int],
+        score_from: int,
+        *,
+        sink: Sink,
+        deadline: float,
+        admission: Admission | None = None,
+        priority: Priority = Priority.INTERACTIVE,
+        user: str = "local",
+    ) -> Job:
+        """Queue a scoring job: the natural-log probability of each of ``tokens[score_from:]``
+        given every token before it. It ends with a ``Finished`` of reason "scored" carrying
+        them (after a ``PromptEvaluated`` with the tokens it reused), or "cancelled" or
+        "deadline" (``deadline`` is a ``time.perf_counter()`` value) without them."""
+        if not 1 <= score_from < len(tokens):
+            raise ValueError(f"score_from {score_from} is not within 1..{len(tokens) - 1}")
+        if self._closed:
+            raise ShuttingDown("the engine is shutting down", retry_after=5)
+        job = Job(
+            list(tokens),
+            Budget(max_tokens=0, deadline=deadline),
+            (),
+            sink,
+            priority=admission.priority if admission else priority,
+            user=admission.user if admission else user,
+            admission=admission,
+            scoring=Scoring(score_from),
+        )
+        self.scheduler.submit(job)
+        return job
+
     def withdraw(self, job: Job) -> None:
         """Cancel a job; one still waiting leaves the queue at once (its place goes to others)."""
         job.cancel()
@@ -230,7 +269,14 @@ class Engine:
             return "deadline"
         return None
 
-    def _finish(self, job: Job, reason: str, tokens: int, text: str) -> None:
+    def _finish(
+        self,
+        job: Job,
+        reason: str,
+        tokens: int,
+        text: str,
+        logprobs: tuple[float, ...] | None = None,
+    ) -> None:
         stats = self.stats
         stats.jobs += 1
         stats.tokens_generated += tokens
@@ -240,9 +286,18 @@ class Engine:
             stats.cancelled += 1
         elif reason == "deadline":
             stats.deadline += 1
-        job.end(Finished(reason, tokens, text))
+        job.end(Finished(reason, tokens, text, logprobs=logprobs))
 
     def _run(self, job: Job) -> None:
+        if not self._begin(job):
+            return
+        if job.scoring is not None:
+            self._score(job, job.scoring)
+        else:
+            self._complete(job)
+
+    def _begin(self, job: Job) -> bool:
+        """Start (or resume) a job; False when it already ended (cancelled, or too late)."""
         if job.started_at is None:
             job.started_at = time.perf_counter()
         job._yield.clear()
@@ -252,7 +307,11 @@ class Engine:
         if reason:
             done = job.progress
             self._finish(job, reason, len(done.ids) if done else 0, done.text if done else "")
-            return
+            return False
+        return True
+
+    def _complete(self, job: Job) -> None:
+        """Evaluate the prompt (past its reused prefix) in chunks, then generate."""
         llm = self.model.llm
         n_ctx = llm.n_ctx()
         prompt = job.tokens + (job.progress.ids if job.progress else [])
@@ -281,8 +340,47 @@ class Engine:
             job.sink(PromptEvaluated(len(job.tokens), reused))
         self._generate(job, max_tokens)
 
-    def _reuse_prefix(self, tokens: list[int]) -> int:
-        """Keep (or restore) the longest saved prefix of ``tokens``; return how many it saves."""
+    def _score(self, job: Job, scoring: Scoring) -> None:
+        """Score ``job.tokens[score_from:]``. The live prefix is kept up to the token before
+        the first one still to score (its row of logits predicts that one), less a few tokens
+        to start at a multiple of ``ROW_GROUP``; the rest but the last token (which predicts
+        nothing scored) is evaluated in chunks of at most one batch, with logits for every
+        position."""
+        llm = self.model.llm
+        tokens = job.tokens
+        if len(tokens) > llm.n_ctx():
+            raise ValueError(f"{len(tokens)} tokens to score; the context holds {llm.n_ctx()}")
+        reused = self._reuse_prefix(tokens[: scoring.next_index], align=ROW_GROUP)
+        if scoring.reused is None:
+            scoring.reused = reused
+        step = chunk_size(self.chunk_tokens, llm.n_batch)
+        end = len(tokens) - 1
+        for start in range(reused, end, step):
+            if self._halted(job):
+                return
+            stop = min(start + step, end)
+            scoring.logprobs += score_chunk(llm, tokens, start, stop, scoring.next_index)
+        self.stats.prompt_tokens_evaluated += end - reused
+        self.stats.prompt_tokens_reused += reused
+        self.stats.tokens_scored += len(scoring.logprobs)
+        job.prompt_done_at = time.perf_counter()
+        job.sink(PromptEvaluated(len(tokens), scoring.reused))
+        self._finish(job, "scored", 0, "", tuple(scoring.logprobs))
+
+    def _halted(self, job: Job) -> bool:
+        """Between chunks of a scoring job: end it when cancelled or too late (True), put it
+        back when a more urgent job waits (what it scored so far stays with it)."""
+        reason = self._interrupted(job)
+        if reason:
+            self._finish(job, reason, 0, "")
+            return True
+        if job._yield.is_set():
+            raise _Yielded
+        return False
+
+    def _reuse_prefix(self, tokens: list[int], align: int = 1) -> int:
+        """Keep (or restore) the longest saved prefix of ``tokens`` (cut to a multiple of
+        ``align``); return how many tokens it saves."""
         llm = self.model.llm
         wanted = np.asarray(tokens, dtype=np.intc)
         live = common_prefix(llm._input_ids, wanted)
@@ -298,6 +396,7 @@ class Engine:
                 self.states.save(llm)
         # At least one token must be evaluated to have fresh logits to sample from.
         keep = min(live, len(tokens) - 1)
+        keep -= keep % align
         if keep < llm.n_tokens and not llm._ctx.kv_cache_seq_rm(-1, keep, -1):
             keep = 0
             llm._ctx.kv_cache_clear()

@@ -2,7 +2,8 @@
 
 The completion and repair pipelines need little from the daemon: the model's prompt format and
 vocabulary, a place in the queue (``admit``), engine jobs whose text streams as token events
-(``run``), the result cache (``lookup``, ``store``), the user's feedback history and a place to
+(``run``), the model's log-probabilities of given tokens (``score``: the model as a judge of
+candidates), the result cache (``lookup``, ``store``), the user's feedback history and a place to
 record what happened. ``daemon.pipeline.runtime`` implements it over the real engine, cache and
 metrics; unit tests implement it with a scripted engine, so every rule of the pipelines can be
 tested without a model.
@@ -84,6 +85,28 @@ class JobResult:
         return self.reason in ("stop", "length")
 
 
+@dataclass
+class Scored:
+    """The model's judgement of some tokens: the natural-log probability of each scored token
+    given every token before it."""
+
+    logprobs: list[float]
+    prompt_tokens: int  # the whole sequence: context and scored tokens
+    reused_tokens: int  # found live in the KV cache, not evaluated again
+    times: JobTimes | None = None
+
+    @property
+    def total(self) -> float:
+        """The log-probability of the scored tokens together."""
+        return sum(self.logprobs)
+
+    @property
+    def mean(self) -> float:
+        """The mean log-probability of a scored token (0.0 for none): comparable between
+        candidates of different lengths."""
+        return self.total / len(self.logprobs) if self.logprobs else 0.0
+
+
 class Relay:
     """Iterate to get an engine job's text as token events; then ``result`` holds its end.
 
@@ -134,6 +157,14 @@ class Backend(Protocol):
         candidate: int | None = None,
     ) -> Relay:
         """One engine job in the request's place; its text streams as ``stage`` token events."""
+        ...
+
+    async def score(
+        self, tokens: Sequence[int], score_from: int, *, admission: Admission, deadline: float
+    ) -> Scored | None:
+        """The log-probability of each of ``tokens[score_from:]`` (``score_from`` >= 1) given
+        the tokens before it, in the request's place; None when cancelled or past ``deadline``
+        (a ``time.perf_counter()`` value). Candidates sharing a prefix share its evaluation."""
         ...
 
     async def lookup(self, key: str) -> CachedResult | None: ...

@@ -1,7 +1,8 @@
 """The ``Backend`` of a running daemon: the real model, engine, result cache and metrics.
 
-It bridges engine jobs (run on the engine's worker thread) to the event loop, and runs every
-SQLite call of the result cache on one thread of its own, so a busy lock never blocks the loop.
+It bridges engine jobs (generating or scoring, run on the engine's worker thread) to the event
+loop, and runs every SQLite call of the result cache on one thread of its own, so a busy lock
+never blocks the loop.
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ from daemon.engine.speed import Speed
 from daemon.engine.worker import Engine
 from daemon.errors import EngineFailed, JobTimeout
 from daemon.observe.metrics import FeedbackRecord, MetricsRecorder, RequestRecord
-from daemon.pipeline.backend import JobResult, JobTimes, Relay
+from daemon.pipeline.backend import JobResult, JobTimes, Relay, Scored
 from daemon.store.result_cache import CachedResult, ResultCache
 from models.loaded import LoadedModel
 
@@ -81,12 +82,7 @@ class Runtime:
     ) -> AsyncIterator[str | JobResult]:
         """Text as it arrives (tokens that piled up while the consumer was busy come as one
         string), then one JobResult. Closing early withdraws the job before its next token."""
-        loop = asyncio.get_running_loop()
-        events: asyncio.Queue[Any] = asyncio.Queue()
-
-        def sink(event: Any) -> None:
-            loop.call_soon_threadsafe(events.put_nowait, event)
-
+        events, sink = _event_queue()
         job = self.engine.submit(
             tokens, budget, sink=sink, stop_strings=stops, until=until, admission=admission
         )
@@ -95,14 +91,7 @@ class Runtime:
         held: list[Any] = []  # an event read ahead while merging text
         try:
             while True:
-                if held:
-                    event = held.pop()
-                else:
-                    timeout = max(0.0, budget.deadline - time.perf_counter()) + _WORKER_GRACE_S
-                    try:
-                        event = await asyncio.wait_for(events.get(), timeout)
-                    except TimeoutError as exc:
-                        raise JobTimeout("the model did not answer in time") from exc
+                event = held.pop() if held else await _next_event(events, budget.deadline)
                 if isinstance(event, PromptEvaluated):
                     reused = event.reused_tokens
                 elif isinstance(event, TokenText):
@@ -122,6 +111,27 @@ class Runtime:
                         event.text, event.reason, event.tokens, len(tokens), reused, _times(job)
                     )
                     return
+        finally:
+            if not finished:
+                self.engine.withdraw(job)
+
+    async def score(
+        self, tokens: Sequence[int], score_from: int, *, admission: Admission, deadline: float
+    ) -> Scored | None:
+        events, sink = _event_queue()
+        job = self.engine.score(
+            tokens, score_from, sink=sink, deadline=deadline, admission=admission
+        )
+        reused = 0
+        finished = False
+        try:
+            while True:
+                event = await _next_event(events, deadline)
+                if isinstance(event, PromptEvaluated):
+                    reused = event.reused_tokens
+                elif isinstance(event, Finished):
+                    finished = True
+                    return _scored(event, len(tokens), reused, job)
         finally:
             if not finished:
                 self.engine.withdraw(job)
@@ -154,6 +164,35 @@ class Runtime:
     def observe(self, record: FeedbackRecord | RequestRecord) -> None:
         if self.metrics is not None:
             self.metrics.record(record)
+
+
+def _event_queue() -> tuple[asyncio.Queue[Any], Callable[[Any], None]]:
+    """A queue on the running loop, and a sink that feeds it from the engine's thread."""
+    loop = asyncio.get_running_loop()
+    events: asyncio.Queue[Any] = asyncio.Queue()
+
+    def sink(event: Any) -> None:
+        loop.call_soon_threadsafe(events.put_nowait, event)
+
+    return events, sink
+
+
+async def _next_event(events: asyncio.Queue[Any], deadline: float) -> Any:
+    """The job's next event; a worker silent well past the deadline is a ``JobTimeout``."""
+    timeout = max(0.0, deadline - time.perf_counter()) + _WORKER_GRACE_S
+    try:
+        return await asyncio.wait_for(events.get(), timeout)
+    except TimeoutError as exc:
+        raise JobTimeout("the model did not answer in time") from exc
+
+
+def _scored(event: Finished, prompt_tokens: int, reused: int, job: Job) -> Scored | None:
+    """A scoring job's end: its scores, None when it was cancelled or ran out of time."""
+    if event.reason == "error":
+        raise EngineFailed(event.error or "scoring failed")
+    if event.reason != "scored" or event.logprobs is None:
+        return None
+    return Scored(list(event.logprobs), prompt_tokens, reused, _times(job))
 
 
 def _times(job: Job) -> JobTimes:

@@ -3,11 +3,13 @@
 Each engine job answers with the text a script gives for its stage (or the next of a list),
 in line-sized chunks, optionally held until a gate opens. Every job is recorded with the
 priority and user of the place it ran in, so tests can check what the pipelines asked for.
+Scoring is scripted too: a ``Scorer`` gives the log-probabilities (by default -1.0 a token).
 """
 
 from __future__ import annotations
 
 import asyncio
+import time
 from collections.abc import AsyncIterator, Callable, Sequence
 from dataclasses import dataclass, field
 from types import SimpleNamespace
@@ -16,7 +18,7 @@ from daemon.engine.jobs import Budget, Until
 from daemon.engine.scheduler import Admission, Priority, Scheduler
 from daemon.engine.speed import Speed
 from daemon.observe.metrics import FeedbackRecord
-from daemon.pipeline.backend import JobResult, JobTimes, Relay
+from daemon.pipeline.backend import JobResult, JobTimes, Relay, Scored
 from daemon.store.result_cache import CachedResult
 from models.families import PLAIN, PromptFormat
 from tests.unit.fake_vocab import CharVocab
@@ -42,7 +44,22 @@ class Run:
     finished: bool = False
 
 
+@dataclass
+class ScoreRun:
+    tokens: list[int]
+    score_from: int
+    priority: Priority
+    user: str
+
+
 Script = Callable[[Run], str]
+# The log-probabilities of tokens[score_from:], given the tokens and score_from.
+Scorer = Callable[[list[int], int], list[float]]
+
+
+def flat_scores(tokens: list[int], score_from: int) -> list[float]:
+    """The default scorer: every scored token has a log-probability of -1.0."""
+    return [-1.0] * (len(tokens) - score_from)
 
 
 @dataclass
@@ -52,6 +69,8 @@ class ScriptedBackend:
     model: ScriptedModel = field(default_factory=ScriptedModel)
     gate: asyncio.Event | None = None
     runs: list[Run] = field(default_factory=list)
+    scorer: Scorer = flat_scores
+    scores: list[ScoreRun] = field(default_factory=list)
     cache: dict[str, CachedResult] = field(default_factory=dict)
     feedback: list[tuple[str, str, bool, str | None]] = field(default_factory=list)
     demoted: list[str] = field(default_factory=list)
@@ -104,6 +123,19 @@ class ScriptedBackend:
         finally:
             if not run.finished:
                 run.withdrawn = True
+
+    async def score(
+        self, tokens: Sequence[int], score_from: int, *, admission: Admission, deadline: float
+    ) -> Scored | None:
+        assert not admission.released, "a job ran in a place that was given back"
+        assert 1 <= score_from < len(tokens), "nothing to score"
+        self.scores.append(ScoreRun(list(tokens), score_from, admission.priority, admission.user))
+        if self.gate is not None:
+            await self.gate.wait()
+        await asyncio.sleep(0)
+        if time.perf_counter() >= deadline:
+            return None
+        return Scored(self.scorer(list(tokens), score_from), len(tokens), 0)
 
     async def lookup(self, key: str) -> CachedResult | None:
         return self.cache.get(key)
