@@ -238,6 +238,29 @@ class StageEvent(BaseModel):
 FinishReason = Literal["stop", "length", "deadline", "cancelled"]
 
 
+class RepairStep(BaseModel):
+    """Fix: one error repaired, and which candidate won (to trace a wrong fix)."""
+
+    line: int = Field(description="0-based line of the error in the document as it was then.")
+    message: str
+    rule: str = Field(description="The rule or model pass that proposed the winner.")
+    candidates: int = Field(description="Verified candidates that were ranked.")
+    score: float | None = Field(
+        None, description="The model's log-likelihood of the changed lines, when it judged."
+    )
+    invented: int = Field(0, description="Names or literals it adds that appear nowhere near.")
+    layout: int = Field(0, description="Brackets that disagree with the indentation after it.")
+
+
+class Alternative(BaseModel):
+    """Fix: a second repair, as likely as the first but meaning something else."""
+
+    text: str
+    diff: str
+    rule: str
+    score: float | None = None
+
+
 class DoneEvent(BaseModel):
     event: Literal["done"] = "done"
     request_id: str
@@ -259,6 +282,17 @@ class DoneEvent(BaseModel):
     diff: str | None = Field(None, description="Fix: unified diff from the original.")
     diagnostics: list[DiagnosticInfo] = Field(
         default_factory=list, description="Fix: the problems found in the original."
+    )
+    repairs: list[RepairStep] = Field(
+        default_factory=list, description="Fix: each error repaired, in order, and how."
+    )
+    alternatives: list[Alternative] = Field(
+        default_factory=list,
+        description="Fix: other repairs too close to the chosen one to tell apart; when there "
+        "are any, the fix is a question for the user and is not written or cached.",
+    )
+    unrepaired: DiagnosticInfo | None = Field(
+        None, description="Fix: the first error no candidate repaired, when some were."
     )
 
 

@@ -117,6 +117,11 @@ class Settings(BaseSettings):
     fix_parser_hints: bool = Field(
         True, description="Repair: try the parser's own hints (a missing ')') before the model."
     )
+    fix_judge: bool = Field(
+        True,
+        description="Repair: let the model judge verified candidates that the rules cannot "
+        "tell apart (the log-likelihood of each one's lines).",
+    )
     max_tokens_limit: int = Field(1024, ge=1, description="Most tokens a request may ask for.")
     deadline_limit_ms: int = Field(
         60000, ge=100, description="Longest deadline a request may ask for in milliseconds."

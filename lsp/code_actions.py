@@ -3,7 +3,8 @@
 The errors come from the same parsers the daemon verifies with (run here, on the editor's text).
 An action carries an edit only once the daemon has produced a verified fix: with clients that
 resolve code actions lazily the fix runs when the user picks the action; with the others it
-runs before the action is offered, and an error with no verified fix gets no action.
+runs before the action is offered, and an error with no verified fix gets no action. When the
+daemon finds two repairs about as likely that mean different things, both are offered.
 """
 
 from __future__ import annotations
@@ -34,7 +35,13 @@ def _resolves_edits(ls: AssistServer) -> bool:
     return bool(support and "edit" in support.properties)
 
 
+Alternatives = tuple[tuple[str, types.WorkspaceEdit], ...]
+
+
 def register(server: AssistServer) -> None:
+    # uri -> (version, alternatives): what a lazily resolved fix found besides its edit.
+    remembered: dict[str, tuple[int | None, Alternatives]] = {}
+
     @server.feature(
         types.TEXT_DOCUMENT_CODE_ACTION,
         types.CodeActionOptions(
@@ -65,13 +72,14 @@ def register(server: AssistServer) -> None:
             for problem in wanted
         ]
         if _resolves_edits(ls):
-            return actions
+            # Alternatives a resolved fix found for this very version are offered with it.
+            return actions + _alternatives(*remembered.get(uri, (None, ())), document.version)
         outcome = await run_fix(ls, uri)
         if outcome.edit is None:
             return None
         for action in actions:
             action.edit = outcome.edit
-        return actions
+        return actions + _alternatives(document.version, outcome.alternatives, document.version)
 
     @server.feature(types.CODE_ACTION_RESOLVE)
     async def resolve(ls: AssistServer, action: types.CodeAction) -> types.CodeAction:
@@ -79,8 +87,30 @@ def register(server: AssistServer) -> None:
         uri = data.get("uri")
         if not isinstance(uri, str):
             return action
+        version = ls.workspace.get_text_document(uri).version
         outcome = await run_fix(ls, uri)
         if outcome.edit is None:
             ls.show(outcome.message, types.MessageType.Warning)
+        elif outcome.alternatives:
+            remembered[uri] = (version, outcome.alternatives)
+            ls.show(outcome.message, types.MessageType.Info)
         action.edit = outcome.edit
         return action
+
+
+def _alternatives(
+    found_for: int | None,
+    alternatives: Alternatives,
+    version: int | None,
+) -> list[types.CodeAction]:
+    """A quick fix per alternative repair, when they were found for the document as it is."""
+    if found_for != version:
+        return []
+    return [
+        types.CodeAction(
+            title=f"Fix with assist (another reading: {rule})",
+            kind=types.CodeActionKind.QuickFix,
+            edit=edit,
+        )
+        for rule, edit in alternatives
+    ]

@@ -6,6 +6,7 @@ from __future__ import annotations
 import logging
 import uuid
 from dataclasses import dataclass
+from typing import Any
 
 from lsprotocol import types
 
@@ -23,6 +24,8 @@ class FixOutcome:
     verified: bool
     message: str
     edit: types.WorkspaceEdit | None = None
+    # Other repairs as likely as ``edit`` that mean something else: (title, edit), offered too.
+    alternatives: tuple[tuple[str, types.WorkspaceEdit], ...] = ()
 
     def as_json(self) -> dict[str, object]:
         return {"changed": self.changed, "verified": self.verified, "message": self.message}
@@ -80,15 +83,35 @@ async def run_fix(ls: AssistServer, uri: str, progress: str | None = None) -> Fi
     if not done.changed:
         message = f"{name}: nothing to fix" if done.verified else f"{name}: no verified fix found"
         return FixOutcome(False, bool(done.verified), message)
-    edit = replace_edit(document, done.text)
-    if edit is None:
+    workspace_edit = _whole_document_edit(document, uri, version, done.text)
+    if workspace_edit is None:
         return FixOutcome(False, True, f"{name}: nothing to fix")
-    identifier = types.OptionalVersionedTextDocumentIdentifier(uri=uri, version=version)
-    workspace_edit = types.WorkspaceEdit(
-        document_changes=[types.TextDocumentEdit(text_document=identifier, edits=[edit])]
-    )
+    if done.alternatives:
+        others = []
+        for alternative in done.alternatives:
+            other = _whole_document_edit(document, uri, version, alternative.text)
+            if other is not None:
+                others.append((alternative.rule, other))
+        chosen = done.repairs[-1].rule if done.repairs else "repair"
+        message = (
+            f"{name}: two repairs are about as likely ({chosen}, {others[0][0] if others else ''})"
+            "; both are offered as quick fixes"
+        )
+        return FixOutcome(True, True, message, workspace_edit, tuple(others))
     lines = len(done.diff.splitlines()) if done.diff else 0
     return FixOutcome(True, True, f"{name}: fixed ({lines} diff lines, verified)", workspace_edit)
+
+
+def _whole_document_edit(
+    document: Any, uri: str, version: int | None, text: str
+) -> types.WorkspaceEdit | None:
+    edit = replace_edit(document, text)
+    if edit is None:
+        return None
+    identifier = types.OptionalVersionedTextDocumentIdentifier(uri=uri, version=version)
+    return types.WorkspaceEdit(
+        document_changes=[types.TextDocumentEdit(text_document=identifier, edits=[edit])]
+    )
 
 
 async def apply(ls: AssistServer, outcome: FixOutcome) -> FixOutcome:

@@ -12,7 +12,6 @@ tree-sitter reports byte columns and CPython 1-based ones, and both are converte
 
 from __future__ import annotations
 
-import ast
 import importlib
 import logging
 import re
@@ -236,7 +235,9 @@ def _check_python(text: str) -> list[Diagnostic]:
         with _warnings_lock, warnings.catch_warnings():
             # An invalid escape warns; under -W error it would become a SyntaxError.
             warnings.simplefilter("ignore")
-            compile(text, "<file>", "exec", flags=ast.PyCF_ONLY_AST, dont_inherit=True)
+            # The whole compiler, not only the parser: it also refuses `return` outside a
+            # function, `break` outside a loop, a bad `nonlocal`, duplicate arguments...
+            compile(text, "<file>", "exec", dont_inherit=True)
     except SyntaxError as exc:  # IndentationError and TabError included
         return [_python_error(exc, text)]
     except ValueError as exc:  # null bytes: ValueError on some Pythons, SyntaxError on others

@@ -5,8 +5,12 @@ JSON may double the text) is refused from its size, before it is read, with what
 The diff of a fix goes to stdout, the stages to stderr; ``--write`` replaces the file atomically,
 and only if it still holds the text that was fixed.
 
-Exit status: 0 fixed (or nothing to fix); 1 no verified fix, or the daemon failed; 2 bad usage
-or input (then nothing is written).
+When two repairs are about as likely and mean different things, both diffs are printed and
+``--write`` declines (exit 1): the author chooses. When some errors were repaired and a later
+one was not, nothing is written and the message says how far the repair got.
+
+Exit status: 0 fixed (or nothing to fix); 1 no verified fix, a choice to make with ``--write``,
+or the daemon failed; 2 bad usage or input (then nothing is written).
 """
 
 from __future__ import annotations
@@ -75,9 +79,18 @@ def run_fix(settings: Settings, args: argparse.Namespace) -> int:
         return done
     if not done.changed:
         if not args.json:
-            message = "nothing to fix" if done.verified else "no verified fix found"
-            print(f"{args.file}: {message}", file=sys.stderr)
+            print(f"{args.file}: {_declined(done)}", file=sys.stderr)
         return EXIT_OK if done.verified else EXIT_FAILED
+    if done.alternatives:
+        # Two repairs that mean different things, neither likelier: a question, not a fix.
+        if not args.json:
+            print(f"{args.file}: two repairs are about as likely; choose one:", file=sys.stderr)
+            for number, (diff, rule) in enumerate(_choices(done), start=1):
+                print(f"[{number}] {rule}", file=sys.stderr)
+                print_diff(console(), diff)
+            if args.write:
+                print(f"{args.file}: not written", file=sys.stderr)
+        return EXIT_FAILED if args.write else EXIT_OK
     if not args.json and done.diff:
         print_diff(console(), done.diff)
     if args.write:
@@ -92,3 +105,22 @@ def run_fix(settings: Settings, args: argparse.Namespace) -> int:
         if not args.json:
             print(f"{args.file}: fixed and written", file=sys.stderr)
     return EXIT_OK
+
+
+def _declined(done: DoneEvent) -> str:
+    """Why nothing changed: nothing wrong, nothing verified, or how far the repair got."""
+    if done.verified:
+        return "nothing to fix"
+    if done.repairs and done.unrepaired is not None:
+        left = done.unrepaired
+        return (
+            f"fixed {len(done.repairs)} error(s), but no verified fix for the next "
+            f"(line {left.line + 1}: {left.message}); nothing was written"
+        )
+    return "no verified fix found"
+
+
+def _choices(done: DoneEvent) -> list[tuple[str, str]]:
+    """(diff, rule) of the chosen repair and of each alternative."""
+    first = done.repairs[-1].rule if done.repairs else "repair"
+    return [(done.diff or "", first), *((a.diff, a.rule) for a in done.alternatives)]

@@ -21,8 +21,9 @@ from daemon.language import language_info
 from daemon.pipeline.backend import Backend, JobResult, budget
 from daemon.prompt.build import build_prompt
 from daemon.protocol import Span
-from daemon.repair.diagnosis import Problems, keeps_code
-from daemon.repair.hints import code_end
+from daemon.repair.diagnosis import Problems
+from daemon.repair.intent import keeps_every_token
+from daemon.repair.layout import code_end
 from daemon.settings import Settings
 
 # Temperatures of successive model candidates: the first is the model's best guess.
@@ -62,7 +63,7 @@ class ModelCandidates:
         if target.line >= len(lines):
             return
         line = lines[target.line]
-        positions = sorted({min(target.column, len(line)), code_end(line)})
+        positions = sorted({min(target.column, len(line)), code_end(self.language, line)})
         model = self.backend.model
         budget_tokens = min(self.settings.prompt_budget_tokens, model.facts.n_ctx - 48)
         for column in positions:
@@ -96,7 +97,7 @@ class ModelCandidates:
             tail = lines[target.line + 1 :]
             completed = head + result.text + ("\n" + "\n".join(tail) if tail else "")
             proposals = []
-            if keeps_code(line, line[:column] + result.text):
+            if keeps_every_token(self.language, line, line[:column] + result.text):
                 proposals.append(completed)
             continuation = result.text.strip()
             if 0 < len(continuation) <= 3:
@@ -160,7 +161,7 @@ class ModelCandidates:
         if not self.usable(result):
             return
         replacement = result.text[:-1] if result.text.endswith("\n") else result.text
-        if keeps_code("\n".join(original_span), replacement):
+        if keeps_every_token(self.language, "\n".join(original_span), replacement):
             yield "\n".join([*before, replacement, *after])
 
 

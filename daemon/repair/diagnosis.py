@@ -1,15 +1,14 @@
 """What is wrong with a document, and how a repair is judged.
 
 ``diagnose`` finds the problems (syntax errors from a real parser, and ruff's findings for
-Python in a ruff workspace); ``accepts`` says whether a candidate is progress (fewer problems,
-none new, none at or before the repaired span); ``change_size`` measures a fix, so the smallest
-verified one wins; ``keeps_code`` refuses a "fix" that deletes the user's code until it parses.
+Python in a ruff workspace); ``accepts`` says whether a candidate is progress (the targeted
+error gone, none new before it, fewer where the parser reports them all); ``change_size``
+measures a fix.
 """
 
 from __future__ import annotations
 
 import difflib
-import re
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -17,11 +16,6 @@ from dataclasses import dataclass
 from daemon.checks.lint import lint_python
 from daemon.checks.syntax import Diagnostic, check_syntax
 from daemon.protocol import DiagnosticInfo, Span
-
-# A model's replacement must keep this share of the span's words: a fix repairs the user's code,
-# it does not delete it until the rest parses.
-KEEP_WORDS = 0.8
-_WORD = re.compile(r"\w+")
 
 
 @dataclass
@@ -111,32 +105,28 @@ def unified_diff(old: str, new: str, path: str | None) -> str:
     )
 
 
-def keeps_code(old: str, new: str) -> bool:
-    """Whether ``new`` still holds (nearly) every word of ``old``."""
-    before = Counter(_WORD.findall(old))
-    if not before:
-        return True
-    kept = sum((before & Counter(_WORD.findall(new))).values())
-    return kept >= KEEP_WORDS * sum(before.values())
-
-
 def _lint_counts(problems: list[Diagnostic] | None) -> Counter[str]:
     return Counter((p.code or p.message) for p in problems or [])
 
 
-def accepts(before: Problems, after: Problems, span: Span, lines_delta: int) -> bool:
-    """A round's candidate: fewer problems, none at or before the repaired span, none new."""
+def accepts(before: Problems, after: Problems) -> bool:
+    """A round's candidate is progress: the error it targets is gone, nothing broke before it,
+    and (where the parser reports every error) fewer remain; lint findings may not grow."""
     if after.syntax:
-        end = span.end_line + lines_delta
-        if any(p.line <= end for p in after.syntax):
-            return False
-        # Python's compiler reports only the first error: past the span counts as progress.
-        # tree-sitter reports them all: there must be fewer.
-        single_error = all(p.source == "python" for p in after.syntax)
-        if not single_error and len(after.syntax) >= len(before.syntax):
-            return False
         if not before.syntax:
             return False
+        target = before.syntax[0]
+        # Python's compiler reports only the first error: one on a later line is the next
+        # round's (one later on the same line is most often the same error, moved).
+        # tree-sitter reports them all: none may come before the target, and fewer remain.
+        if all(p.source == "python" for p in after.syntax):
+            if after.syntax[0].line <= target.line:
+                return False
+        else:
+            anchor = (target.line, target.column)
+            earlier = any((p.line, p.column) <= anchor for p in after.syntax)
+            if earlier or len(after.syntax) >= len(before.syntax):
+                return False
     if before.lint is not None and after.lint is not None:
         grew = _lint_counts(after.lint) - _lint_counts(before.lint)
         if grew:

@@ -11,6 +11,7 @@ import re
 from collections.abc import Iterator
 
 from daemon.checks.syntax import Diagnostic
+from daemon.repair.layout import code_end
 
 _CLOSER = {"(": ")", "[": "]", "{": "}"}
 _NEVER_CLOSED = re.compile(r"'([(\[{])' was never closed")
@@ -21,22 +22,6 @@ _INDENT = re.compile(r"^[ \t]*")
 def _indent(line: str) -> str:
     match = _INDENT.match(line)
     return match.group(0) if match else ""
-
-
-def code_end(line: str) -> int:
-    """Where the code of a line ends: before a trailing comment and trailing spaces."""
-    end = len(line)
-    in_string: str | None = None
-    for index, char in enumerate(line):
-        if in_string:
-            if char == in_string:
-                in_string = None
-        elif char in "'\"":
-            in_string = char
-        elif char == "#":
-            end = index
-            break
-    return len(line[:end].rstrip())
 
 
 def _replace_line(lines: list[str], index: int, new: str) -> str:
@@ -102,21 +87,23 @@ def _python_hints(lines: list[str], problem: Diagnostic) -> Iterator[str]:
     line = lines[index]
     if message.startswith("expected ':'"):
         yield _insert(lines, index, min(column, len(line)), ":")
-        yield _insert(lines, index, code_end(line), ":")
+        yield _insert(lines, index, code_end("python", line), ":")
     elif match := _NEVER_CLOSED.search(message):
         closer = _CLOSER[match.group(1)]
         for offset in range(0, 4):
             target = index + offset
             if target >= len(lines) or (offset and not lines[target].strip()):
                 break
-            yield _insert(lines, target, code_end(lines[target]), closer)
+            yield _insert(lines, target, code_end("python", lines[target]), closer)
     elif match := _UNMATCHED.search(message):
         if line[column : column + 1] == match.group(1):
             yield _replace_line(lines, index, line[:column] + line[column + 1 :])
     elif message.startswith("unterminated string literal"):
         quote = line[column : column + 1]
         if quote in ("'", '"'):
-            yield _insert(lines, index, code_end(line) if "#" not in line else len(line), quote)
+            yield _insert(
+                lines, index, code_end("python", line) if "#" not in line else len(line), quote
+            )
     elif message.startswith("unexpected indent"):
         yield from _reindent(lines, index, _enclosing_indents(lines, index, include_same=True))
     elif message.startswith("unindent does not match"):

@@ -31,26 +31,28 @@ from daemon.pipeline.flights import FlightTable
 from daemon.pipeline.requests import check_limits, language_of
 from daemon.prompt.header import render_header
 from daemon.protocol import (
+    Alternative,
+    DiagnosticInfo,
     DoneEvent,
     FixRequest,
+    RepairStep,
     Span,
     StageEvent,
     StageName,
     StartEvent,
     Timings,
-    TokenEvent,
 )
 from daemon.repair.candidates import ModelCandidates
 from daemon.repair.diagnosis import (
     Problems,
-    accepts,
-    change_size,
     choose_span,
     diagnose,
     info,
     unified_diff,
 )
-from daemon.repair.hints import hint_candidates
+from daemon.repair.intent import Candidate
+from daemon.repair.judge import Judge
+from daemon.repair.rounds import RoundContext, RoundResult, run_round
 from daemon.settings import Settings
 from daemon.store.result_cache import CachedResult
 
@@ -59,6 +61,8 @@ MAX_ROUNDS = 4
 # Lines of unchanged context a formatter may also touch around the repaired span.
 FORMAT_SLACK_LINES = 2
 ROUTE_REASON = "a repair: diagnose, propose, verify"
+# Part of a repair's cache key: a change to the rules or the ranking makes earlier fixes stale.
+REPAIR_RULES_VERSION = 2
 
 
 @dataclass
@@ -119,6 +123,9 @@ class RepairPipeline:
             "span_lines": settings.fix_span_lines,
             "tools": sorted(tools),
             "line_length": line_length,
+            "hints": settings.fix_parser_hints,
+            "judge": settings.fix_judge,
+            "rules": REPAIR_RULES_VERSION,
         }
         basis = await asyncio.to_thread(model.tokenize_text, header + req.text)
         key = request_key(model, "fix", params, basis)
@@ -174,23 +181,41 @@ class RepairPipeline:
             diagnostics=diagnostics,
             span=span,
         )
+        document = r.original
+        problems = r.found
+        steps: list[RepairStep] = []
+        rival: Candidate | None = None
+        deadline = r.received + (r.req.deadline_ms or self.settings.fix_deadline_ms) / 1000
+        context = RoundContext(
+            language=r.language,
+            use_ruff=r.use_ruff,
+            line_length=_line_length(r),
+            parser_hints=self.settings.fix_parser_hints,
+            candidates=r.req.candidates or self.settings.fix_candidates,
+            deadline=deadline,
+        )
+        judge = Judge(self.backend, admission, r.header) if self.settings.fix_judge else None
         try:
-            document = r.original
-            problems = r.found
             for _ in range(MAX_ROUNDS):
                 targets = problems.targets
-                if not targets:
+                if not targets or time.perf_counter() >= deadline:
                     break
                 span = choose_span(document.split("\n"), targets[0], self.settings.fix_span_lines)
-                best: str | None = None
-                async for item in self._round(r, r.model, document, problems, span):
-                    if isinstance(item, str):
-                        best = item
+                outcome: RoundResult | None = None
+                rounds = run_round(context, r.model, document, problems, span, judge)
+                async for item in rounds:
+                    if isinstance(item, RoundResult):
+                        outcome = item
                     else:
                         yield item
-                if best is None:
+                if outcome is None or outcome.best is None:
                     break
-                document = best
+                best = outcome.best
+                steps.append(_step(targets[0], best, outcome.verified))
+                if outcome.rival is not None:
+                    rival = outcome.rival
+                    break  # a question for the user: no further guesses on top of it
+                document = best.text
                 problems = await asyncio.to_thread(
                     diagnose, r.language, document, r.use_ruff, _line_length(r)
                 )
@@ -198,13 +223,24 @@ class RepairPipeline:
             yield exc.event()
             return
 
+        if rival is not None:
+            async for event in _offer_both(r, document, rival, steps):
+                yield event
+            return
         if problems.syntax or document == r.original:
-            reason = (
-                "no candidate made the file parse" if problems.syntax else "no candidate helped"
-            )
+            reason = _declined(steps, problems)
+            unrepaired = info(problems.targets[0]) if steps and problems.targets else None
             yield r.stage("logic", r.original, ok=False, reason=reason)
             yield r.stage("final", r.original, ok=False, reason=reason)
-            yield _done(r, r.original, changed=False, verified=False, diff="")
+            yield _done(
+                r,
+                r.original,
+                changed=False,
+                verified=False,
+                diff="",
+                steps=steps,
+                unrepaired=unrepaired,
+            )
             return
         yield r.stage("logic", document)
         final, formatter, note = await _format(r, document)
@@ -216,54 +252,64 @@ class RepairPipeline:
                 text=final, finish_reason="stop", tokens=r.model.tokens, language=r.language
             ),
         )
-        yield _done(r, final, changed=True, verified=True, diff=diff)
+        yield _done(r, final, changed=True, verified=True, diff=diff, steps=steps)
 
-    async def _round(
-        self, r: Repair, model: ModelCandidates, document: str, problems: Problems, span: Span
-    ) -> AsyncGenerator[Any, None]:
-        """Yield progress events, then (as a plain string) the best verified document, if any."""
-        targets = problems.targets
-        lines_before = document.count("\n")
 
-        async def verified(candidate: str) -> bool:
-            after = await asyncio.to_thread(
-                diagnose, r.language, candidate, r.use_ruff, _line_length(r)
-            )
-            return accepts(problems, after, span, candidate.count("\n") - lines_before)
+def _step(target: Diagnostic, best: Candidate, verified: int) -> RepairStep:
+    return RepairStep(
+        line=target.line,
+        message=target.message,
+        rule=best.origin,
+        candidates=verified,
+        score=best.score,
+        invented=best.invented,
+        layout=best.layout,
+    )
 
-        winners: list[str] = []
-        if self.settings.fix_parser_hints:
-            for candidate in hint_candidates(r.language, document, targets):
-                if await verified(candidate):
-                    winners.append(candidate)
-        deadline = r.received + (r.req.deadline_ms or self.settings.fix_deadline_ms) / 1000
-        if not winners:
-            async for item in model.continuations(document, targets[0], deadline):
-                if isinstance(item, TokenEvent):
-                    yield item
-                    continue
-                for continued in item:
-                    if continued != document and await verified(continued):
-                        winners.append(continued)
-        if not winners:
-            count = r.req.candidates or self.settings.fix_candidates
-            for index in range(count):
-                remaining = deadline - time.perf_counter()
-                if remaining <= 0.1:
-                    break
-                share = remaining / (count - index)
-                proposal: str | None = None
-                async for item in model.rewrite(
-                    document, problems, span, index, time.perf_counter() + share
-                ):
-                    if isinstance(item, TokenEvent):
-                        yield item
-                    else:
-                        proposal = item
-                if proposal is not None and proposal != document and await verified(proposal):
-                    winners.append(proposal)
-        if winners:
-            yield min(winners, key=lambda c: (change_size(document, c), winners.index(c)))
+
+def _declined(steps: list[RepairStep], problems: Problems) -> str:
+    """Why nothing is offered: no candidate at all, or how far the repair got."""
+    if not steps:
+        return "no candidate made the file parse" if problems.syntax else "no candidate helped"
+    left = problems.targets[0] if problems.targets else None
+    where = f" (line {left.line + 1}: {left.message})" if left else ""
+    return (
+        f"fixed {len(steps)} error{'s' if len(steps) > 1 else ''}, "
+        f"but no verified repair for the next{where}; nothing was changed"
+    )
+
+
+async def _offer_both(
+    r: Repair, document: str, rival: Candidate, steps: list[RepairStep]
+) -> AsyncGenerator[Any, None]:
+    """Two repairs too close to call: both are offered, neither is written or cached."""
+    reason = (
+        f"two repairs are about as likely and mean different things ({steps[-1].rule} and "
+        f"{rival.origin}); choose one"
+    )
+    yield r.stage("logic", document)
+    yield r.stage(
+        "final",
+        document,
+        ok=False,
+        reason=reason,
+        diff=unified_diff(r.original, document, r.req.path),
+    )
+    alternative = Alternative(
+        text=rival.text,
+        diff=unified_diff(r.original, rival.text, r.req.path),
+        rule=rival.origin,
+        score=rival.score,
+    )
+    yield _done(
+        r,
+        document,
+        changed=True,
+        verified=True,
+        diff=unified_diff(r.original, document, r.req.path),
+        steps=steps,
+        alternatives=[alternative],
+    )
 
 
 async def _from_cache(r: Repair, fixed: str, span_lines: int) -> AsyncGenerator[Any, None]:
@@ -357,6 +403,9 @@ def _done(
     verified: bool,
     diff: str,
     cached: bool = False,
+    steps: list[RepairStep] | None = None,
+    alternatives: list[Alternative] | None = None,
+    unrepaired: DiagnosticInfo | None = None,
 ) -> DoneEvent:
     now = time.perf_counter()
     last = r.model.last_job if r.model else None
@@ -379,4 +428,7 @@ def _done(
         verified=verified,
         diff=diff,
         diagnostics=[info(d) for d in r.found.all],
+        repairs=steps or [],
+        alternatives=alternatives or [],
+        unrepaired=unrepaired,
     )

@@ -1,98 +1,176 @@
-"""Fix rate over the corpus of broken files: the repair pipeline against a naive one-shot prompt.
+"""Repairs that are what the author meant: the pipeline against a naive one-shot prompt.
 
+Over the corpus of broken files (tests/data/broken, eight languages, some with several
+errors), each repair is sorted into one of four outcomes by comparing it with the file's twin
+in tests/data/fixed:
+  intended    the result is the twin (the same syntax tree for Python; the same text, whitespace
+              aside, elsewhere): what the author meant;
+  different   it passes verification but is not the twin: a program that means something else;
+  declined    nothing was offered (the file is left as it was);
+  invalid     something was offered that fails the language's own check (the full compiler for
+              Python, the grammar and the toolchain's checker elsewhere).
 In one run, on the same model:
-  pipeline     POST /v1/fix on a daemon (parser hints, then model candidates, all verified),
-  model only   the same pipeline with the parser's hints turned off (fix_parser_hints=false),
-  naive        one prompt: the broken file, then "the same file with the error fixed", the
-               model rewrites the whole file; counted fixed when the result parses and keeps
-               the file's code.
-For each it prints fixed / total, exact matches with tests/data/fixed, and for the pipeline the
-time to the skeleton event (median) and whether any request went over its deadline.
-Run: .venv/bin/python tests/bench/bench_fix.py
+  pipeline    POST /v1/fix on a daemon (rules and layout, then the model; ranked by intent),
+  model only  the same daemon with the rules turned off (fix_parser_hints=false),
+  naive       one prompt: the broken file, then "the same file with the error fixed"; the model
+              rewrites the whole file and its answer is taken as it is,
+  before      (with --before DIR) the pipeline of an earlier checkout, e.g. one made with
+              `git worktree add /tmp/before <rev>`, on the same corpus.
+It also prints the time to the skeleton event, the total time of a fix (median and max), the
+requests over their deadline, and the cache entries that fail verification (there must be none).
+Run: .venv/bin/python tests/bench/bench_fix.py [--before DIR] [--only python,go] [--json FILE]
 """
 
 from __future__ import annotations
 
+import argparse
+import ast
+import json
+import os
 import queue
+import sqlite3
 import statistics
-import sys
 import tempfile
 import time
-from dataclasses import dataclass
+from collections import Counter
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 from daemon.checks.syntax import check_syntax
+from daemon.checks.toolchain import tool_check
 from daemon.client.daemon_client import DaemonClient
 from daemon.client.launcher import free_port, launch
 from daemon.engine.jobs import Budget, Finished
 from daemon.engine.worker import Engine
 from daemon.language import language_info
-from daemon.protocol import DoneEvent, FixRequest, StageEvent
-from daemon.repair.diagnosis import keeps_code
+from daemon.protocol import DoneEvent, ErrorEvent, FixRequest, StageEvent
 from daemon.settings import Settings, load_settings
 from models.loaded import LoadedModel
 from models.resolve import resolve_model
 
 DATA = Path(__file__).resolve().parent.parent / "data"
-LANGUAGES = {".py": "python", ".js": "javascript", ".ts": "typescript", ".go": "go", ".rs": "rust"}
+LANGUAGES = {
+    ".py": "python",
+    ".js": "javascript",
+    ".ts": "typescript",
+    ".go": "go",
+    ".rs": "rust",
+    ".java": "java",
+    ".c": "c",
+    ".cpp": "cpp",
+}
+OUTCOMES = ("intended", "different", "declined", "invalid")
 
 
 @dataclass
 class FixRun:
-    fixed: int = 0
-    exact: int = 0
-    skeleton_median_ms: float = 0.0
-    total_median_ms: float = 0.0
-    total_max_ms: float = 0.0
+    outcomes: Counter[str] = field(default_factory=Counter)
+    by_file: dict[str, str] = field(default_factory=dict)
+    rules: Counter[str] = field(default_factory=Counter)  # which rule won, for intended fixes
+    skeleton_ms: list[float] = field(default_factory=list)
+    total_ms: list[float] = field(default_factory=list)
     over_deadline: int = 0
+    invalid_cached: int = 0
+
+    def record(self, path: Path, outcome: str) -> None:
+        self.outcomes[outcome] += 1
+        self.by_file[name_of(path)] = outcome
 
 
-def corpus() -> list[Path]:
-    return sorted(p for p in (DATA / "broken").rglob("*") if p.suffix in LANGUAGES)
+def name_of(path: Path) -> str:
+    return f"{path.parent.name}/{path.name}"
 
 
-def expected(path: Path) -> str | None:
-    twin = DATA / "fixed" / path.parent.name / path.name
-    return twin.read_text() if twin.exists() else None
+def corpus(only: set[str] | None = None) -> list[Path]:
+    files = sorted(p for p in (DATA / "broken").rglob("*") if p.suffix in LANGUAGES)
+    return [p for p in files if only is None or LANGUAGES[p.suffix] in only]
 
 
-def run_pipeline(settings: Settings, files: list[Path]) -> FixRun:
+def twin(path: Path) -> str:
+    return (DATA / "fixed" / path.parent.name / path.name).read_text()
+
+
+def valid(language: str, text: str) -> bool:
+    """The language's own check: the full compiler for Python, grammar and toolchain else."""
+    return not check_syntax(language, text) and tool_check(language, text).ok
+
+
+def same_program(language: str, a: str, b: str) -> bool:
+    if language == "python":
+        try:
+            return ast.dump(ast.parse(a)) == ast.dump(ast.parse(b))
+        except (SyntaxError, ValueError):
+            return False
+    return "".join(a.split()) == "".join(b.split())
+
+
+def outcome(path: Path, offered: str | None) -> str:
+    language = LANGUAGES[path.suffix]
+    if offered is None:
+        return "declined"
+    if not valid(language, offered):
+        return "invalid"
+    return "intended" if same_program(language, offered, twin(path)) else "different"
+
+
+def run_pipeline(settings: Settings, files: list[Path], code: Path | None = None) -> FixRun:
     work = Path(tempfile.mkdtemp(prefix="assist-bench-fix-"))
-    settings = settings.model_copy(update={"port": free_port(), "cache_path": work / "c.sqlite3"})
-    process, _ = launch(settings, work / "daemon.log")
+    cache = work / "c.sqlite3"
+    settings = settings.model_copy(update={"port": free_port(), "cache_path": cache})
+    saved = os.environ.get("PYTHONPATH")
+    if code is not None:
+        os.environ["PYTHONPATH"] = str(code)  # the daemon runs that checkout's code
+    try:
+        process, _ = launch(settings, work / "daemon.log")
+    finally:
+        if saved is None:
+            os.environ.pop("PYTHONPATH", None)
+        else:
+            os.environ["PYTHONPATH"] = saved
     run = FixRun()
-    skeleton_ms: list[float] = []
-    totals: list[float] = []
     try:
         with DaemonClient(settings.daemon_url) as client:
             for path in files:
                 text = path.read_text()
-                request = FixRequest(text=text, path=path.name, cache=False)
+                request = FixRequest(text=text, path=path.name, language=LANGUAGES[path.suffix])
                 done = None
                 for event in client.fix(request):
                     if isinstance(event, StageEvent) and event.stage == "skeleton":
-                        skeleton_ms.append(event.elapsed_ms)
+                        run.skeleton_ms.append(event.elapsed_ms)
                     if isinstance(event, DoneEvent):
                         done = event
-                assert done is not None
-                totals.append(done.timings.total_ms)
+                    if isinstance(event, ErrorEvent):
+                        print(f"  {name_of(path)}: {event.code}: {event.message}")
+                if done is None:
+                    run.record(path, "declined")
+                    continue
+                run.total_ms.append(done.timings.total_ms)
                 if done.timings.total_ms > settings.fix_deadline_ms:
                     run.over_deadline += 1
-                if done.changed and done.verified:
-                    run.fixed += 1
-                    run.exact += done.text == expected(path)
+                offered = done.text if done.changed and not done.alternatives else None
+                result = outcome(path, offered)
+                run.record(path, result)
+                if result == "intended" and done.repairs:
+                    run.rules.update(step.rule for step in done.repairs)
     finally:
         process.terminate()
         process.wait(timeout=30)
-    run.skeleton_median_ms = statistics.median(skeleton_ms)
-    run.total_median_ms = statistics.median(totals)
-    run.total_max_ms = max(totals)
+    run.invalid_cached = invalid_cache_entries(cache)
     return run
+
+
+def invalid_cache_entries(cache: Path) -> int:
+    """Cached repairs that fail the language's own check (a fix must never be cached so)."""
+    if not cache.exists():
+        return 0
+    with sqlite3.connect(cache) as db:
+        rows = db.execute("SELECT completion, language FROM code_cache").fetchall()
+    return sum(1 for text, language in rows if language and not valid(language, text))
 
 
 def run_naive(settings: Settings, files: list[Path]) -> FixRun:
     model = LoadedModel(
-        resolve_model(settings.model_path, settings.cache_dir),
+        resolve_model(settings.model_path, settings.cache_dir, settings.model),
         n_ctx=settings.n_ctx,
         n_batch=settings.n_batch,
         n_threads=settings.n_threads,
@@ -119,39 +197,84 @@ def run_naive(settings: Settings, files: list[Path]) -> FixRun:
                 deadline=time.perf_counter() + settings.fix_deadline_ms / 1000,
             )
             events: queue.Queue[object] = queue.Queue()
+            began = time.perf_counter()
             engine.submit(tokens, budget, sink=events.put)
-            while not isinstance(result := events.get(timeout=120), Finished):
+            while not isinstance(result := events.get(timeout=300), Finished):
                 pass
-            answer = result.text
-            if not check_syntax(language, answer) and keeps_code(text, answer):
-                run.fixed += 1
-                run.exact += answer.strip() == (expected(path) or "").strip()
+            run.total_ms.append((time.perf_counter() - began) * 1000)
+            answer = result.text.strip("\n") + "\n"
+            run.record(path, outcome(path, answer if answer.strip() else None))
     finally:
         engine.close()
         model.close()
     return run
 
 
-def main() -> int:
-    files = corpus()
-    settings = load_settings()
-    pipeline = run_pipeline(settings, files)
-    model_only = run_pipeline(settings.model_copy(update={"fix_parser_hints": False}), files)
-    naive = run_naive(settings, files)
-    total = len(files)
-    print(f"fix rate over {total} broken files (Python, JavaScript, TypeScript, Go, Rust)")
-    for name, run in (("pipeline", pipeline), ("model only", model_only), ("naive", naive)):
-        rate = 100 * run.fixed / total
-        print(f"  {name:<11} fixed {run.fixed:>2}/{total} ({rate:5.1f}%), exact {run.exact:>2}")
-    print(f"  pipeline / naive fix rate  {pipeline.fixed / max(1, naive.fixed):.1f}x")
-    for name, run in (("pipeline", pipeline), ("model only", model_only)):
+def median(values: list[float]) -> float:
+    return statistics.median(values) if values else 0.0
+
+
+def print_table(total: int, runs: dict[str, FixRun]) -> None:
+    print(f"repairs over {total} broken files (tests/data/broken, eight languages)")
+    print(
+        f"  {'':<11} {'files':>5} {'intended':>14} {'different':>10} {'declined':>9} {'invalid':>8}"
+    )
+    for name, run in runs.items():
+        o = run.outcomes
+        files = sum(o.values())
+        share = 100 * o["intended"] / max(1, files)
         print(
-            f"  {name:<11} skeleton median {run.skeleton_median_ms:.1f} ms, "
-            f"total median {run.total_median_ms:.0f} ms, max {run.total_max_ms:.0f} ms, "
-            f"over deadline {run.over_deadline}"
+            f"  {name:<11} {files:>5} {o['intended']:>4} ({share:5.1f}%) {o['different']:>10} "
+            f"{o['declined']:>9} {o['invalid']:>8}"
         )
+    for name, run in runs.items():
+        if not run.skeleton_ms:
+            continue
+        print(
+            f"  {name:<11} skeleton median {median(run.skeleton_ms):.1f} ms, total median "
+            f"{median(run.total_ms):.0f} ms, max {max(run.total_ms):.0f} ms, over deadline "
+            f"{run.over_deadline}, invalid cache entries {run.invalid_cached}"
+        )
+    if "before" in runs and runs["before"].total_ms:
+        ratio = median(runs["pipeline"].total_ms) / max(1e-9, median(runs["before"].total_ms))
+        print(f"  median total time, pipeline / before: {ratio:.2f}x")
+    pipeline = runs["pipeline"]
+    print(
+        "  winning rules of intended repairs: "
+        + ", ".join(f"{rule} {count}" for rule, count in pipeline.rules.most_common())
+    )
+    for kind in ("different", "declined", "invalid"):
+        names = [f for f, o in pipeline.by_file.items() if o == kind]
+        if names:
+            print(f"  pipeline {kind}: {', '.join(names)}")
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
+    parser.add_argument("--before", type=Path, help="an earlier checkout to measure too")
+    parser.add_argument("--only", help="languages, comma-separated")
+    parser.add_argument("--no-naive", action="store_true", help="skip the naive prompt")
+    parser.add_argument("--no-model-only", action="store_true", help="skip the rules-off run")
+    parser.add_argument(
+        "--naive-every", type=int, default=1, help="the naive prompt on every Nth file only"
+    )
+    parser.add_argument("--json", type=Path, help="also write every outcome to this file")
+    args = parser.parse_args()
+    files = corpus(set(args.only.split(",")) if args.only else None)
+    settings = load_settings()
+    runs: dict[str, FixRun] = {"pipeline": run_pipeline(settings, files)}
+    runs["model only"] = run_pipeline(
+        settings.model_copy(update={"fix_parser_hints": False}), files
+    )
+    if not args.no_naive:
+        runs["naive"] = run_naive(settings, files)
+    if args.before is not None:
+        runs["before"] = run_pipeline(settings, files, code=args.before.resolve())
+    print_table(len(files), runs)
+    if args.json:
+        args.json.write_text(json.dumps({k: asdict(v) for k, v in runs.items()}, indent=1))
     return 0
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    raise SystemExit(main())

@@ -5,16 +5,16 @@ from __future__ import annotations
 import pytest
 
 from daemon.checks.syntax import Diagnostic, check_syntax
-from daemon.protocol import Span
 from daemon.repair.diagnosis import (
     Problems,
     accepts,
     change_size,
     choose_span,
-    keeps_code,
     unified_diff,
 )
-from daemon.repair.hints import code_end, hint_candidates
+from daemon.repair.hints import hint_candidates
+from daemon.repair.intent import keeps_every_token
+from daemon.repair.layout import code_end
 
 PYTHON_CASES = {
     "expected colon": ("def f(x)\n    return x\n", "def f(x):\n    return x\n"),
@@ -49,8 +49,8 @@ def test_tree_sitter_missing_tokens_are_inserted():
 
 
 def test_code_end_skips_comments_and_strings():
-    assert code_end("x = f(1  # note") == 7
-    assert code_end("s = '# not a comment'  ") == len("s = '# not a comment'")
+    assert code_end("python", "x = f(1  # note") == 7
+    assert code_end("python", "s = '# not a comment'  ") == len("s = '# not a comment'")
 
 
 def test_span_covers_the_error_with_context_and_is_capped():
@@ -68,27 +68,41 @@ def test_change_size_counts_edited_characters():
     assert change_size("abc", "xyz") == 3
 
 
-def test_keeps_code_rejects_replacements_that_drop_the_users_words():
-    assert keeps_code("if cfg.max <= 0\n    return err", "if cfg.max <= 0 {\n    return err")
-    assert not keeps_code("if cfg.max <= 0\n    return nil, fmt.Errorf(x)", "return cfg")
+def test_model_text_must_keep_every_token_of_the_span():
+    assert keeps_every_token(
+        "go", "if cfg.max <= 0\n    return err", "if cfg.max <= 0 {\n    return err"
+    )
+    assert not keeps_every_token(
+        "go", "if cfg.max <= 0\n    return nil, fmt.Errorf(x)", "return cfg"
+    )
+    assert not keeps_every_token("python", "add(1, 2", "add(1)")
 
 
-def test_acceptance_needs_fewer_problems_and_none_at_the_span():
-    before = Problems([Diagnostic(3, 0, 3, 1, "x", "python")], None)
-    span = Span(start_line=2, end_line=5)
-    assert accepts(before, Problems([], None), span, 0)
+def test_acceptance_needs_the_target_gone_and_nothing_broken_before_it():
+    before = Problems([Diagnostic(3, 4, 3, 5, "x", "python")], None)
+    assert accepts(before, Problems([], None))
     later = Problems([Diagnostic(20, 0, 20, 1, "y", "python")], None)
-    assert accepts(before, later, span, 0)
-    same_place = Problems([Diagnostic(4, 0, 4, 1, "y", "python")], None)
-    assert not accepts(before, same_place, span, 0)
+    assert accepts(before, later)  # the compiler's next error: the next round's work
+    assert not accepts(before, Problems([Diagnostic(3, 4, 3, 5, "x", "python")], None))
+    assert not accepts(before, Problems([Diagnostic(1, 0, 1, 1, "new", "python")], None))
+    tree = Problems(
+        [Diagnostic(3, 4, 3, 5, "x", "tree-sitter"), Diagnostic(9, 0, 9, 1, "y", "tree-sitter")],
+        None,
+    )
+    assert accepts(tree, Problems([Diagnostic(9, 0, 9, 1, "y", "tree-sitter")], None))
+    moved = Problems(
+        [Diagnostic(5, 0, 5, 1, "x", "tree-sitter"), Diagnostic(9, 0, 9, 1, "y", "tree-sitter")],
+        None,
+    )
+    assert not accepts(tree, moved)  # as many errors as before: not progress
 
 
 def test_lint_findings_may_not_grow():
     lint = [Diagnostic(1, 0, 1, 1, "undefined name", "ruff", code="F821")]
     before = Problems([], lint)
     worse = Problems([], [*lint, Diagnostic(2, 0, 2, 1, "unused", "ruff", code="F401")])
-    assert not accepts(before, worse, Span(start_line=0, end_line=3), 0)
-    assert accepts(before, Problems([], []), Span(start_line=0, end_line=3), 0)
+    assert not accepts(before, worse)
+    assert accepts(before, Problems([], []))
 
 
 def test_unified_diff_names_the_file():

@@ -1,0 +1,182 @@
+"""Which verified repair is what the author meant: the ranking of candidates.
+
+A candidate that parses may still change the program: ``add(1, 2`` "fixed" as
+``add(1, 2, 3, 4, 5)`` parses. A repair's change is read as tokens: what it adds and what it
+removes. Punctuation and keywords are structure; a name, number or string that appears nowhere
+near the error is invented, and a removed word is the author's code lost. The ranking, best
+first: fewest invented or lost tokens; the fewest brackets that disagree with the layout; the
+fewest errors left for later rounds; the model's judgement (the log-likelihood of the changed
+lines, when it was asked); the least punctuation deleted; the smallest change.
+"""
+
+from __future__ import annotations
+
+import ast
+import difflib
+import re
+from collections import Counter
+from dataclasses import dataclass
+
+from daemon.repair.layout import layout_mismatches
+from daemon.repair.scan import Token, scan
+
+# Lines around the change in which a token counts as "near the error" (not invented).
+NEAR_LINES = 3
+# Words that are structure, not content, in the languages the repair supports.
+_KEYWORD_TEXT = """
+    and as async await break case catch class const continue def default do elif else enum
+    export extends final finally fn for from func function go if impl import in instanceof
+    interface is lambda let loop match mod mut new nonlocal not of or pass pub raise return
+    self static struct super switch this throw try type use var void where while with yield
+"""
+KEYWORDS = frozenset(_KEYWORD_TEXT.split())
+_WORD = re.compile(r"\w+")
+# Two candidates whose judged scores differ by less than this (nats) are a close call.
+CLOSE_SCORE = 1.0
+
+
+@dataclass(frozen=True)
+class Change:
+    """What a candidate does to the tokens of the document."""
+
+    added: tuple[Token, ...]
+    removed: tuple[Token, ...]
+
+    def invented(self, nearby: frozenset[str]) -> int:
+        """Names, numbers and words of strings it adds that appear nowhere near the change."""
+        extra = _words(self.added) - _words(self.removed)
+        return sum(n for word, n in extra.items() if word not in nearby)
+
+    def lost(self) -> int:
+        """The author's names, numbers and string literals that the change removes."""
+        gone = _words(self.removed) - _words(self.added)
+        strings = sum(t.kind == "string" for t in self.removed)
+        strings -= sum(t.kind == "string" for t in self.added)
+        return sum(gone.values()) + max(0, strings)
+
+    def deleted_punctuation(self) -> int:
+        return max(0, sum(t.kind == "punct" for t in self.removed) - _punct(self.added))
+
+
+def _words(tokens: tuple[Token, ...]) -> Counter[str]:
+    words: Counter[str] = Counter()
+    for token in tokens:
+        if token.kind == "punct":
+            continue
+        words.update(w for w in _WORD.findall(token.text) if w not in KEYWORDS)
+    return words
+
+
+def _punct(tokens: tuple[Token, ...]) -> int:
+    return sum(t.kind == "punct" for t in tokens)
+
+
+def meaning(language: str, text: str) -> str:
+    """What a document means, layout aside: equal for two repairs that differ in whitespace
+    only (in Python, indentation is meaning: its syntax tree is compared)."""
+    if language == "python":
+        try:
+            return ast.dump(ast.parse(text))
+        except (SyntaxError, ValueError, RecursionError, MemoryError):
+            pass
+    tokens, _ = scan(language, text)
+    return "\x00".join(t.text for t in tokens)
+
+
+def token_change(language: str, before: str, after: str) -> Change:
+    old, _ = scan(language, before)
+    new, _ = scan(language, after)
+    matcher = difflib.SequenceMatcher(
+        None, [t.text for t in old], [t.text for t in new], autojunk=False
+    )
+    added: list[Token] = []
+    removed: list[Token] = []
+    for tag, i1, i2, j1, j2 in matcher.get_opcodes():
+        if tag != "equal":
+            removed.extend(old[i1:i2])
+            added.extend(new[j1:j2])
+    return Change(tuple(added), tuple(removed))
+
+
+def keeps_every_token(language: str, before: str, after: str) -> bool:
+    """Whether ``after`` holds every token of ``before``, in order (it only adds)."""
+    return not token_change(language, before, after).removed
+
+
+def nearby_words(language: str, text: str, first_line: int, last_line: int) -> frozenset[str]:
+    """The names, numbers and strings within ``NEAR_LINES`` of the lines that change."""
+    lines = text.split("\n")
+    low = max(0, first_line - NEAR_LINES)
+    high = min(len(lines), last_line + NEAR_LINES + 1)
+    tokens, _ = scan(language, "\n".join(lines[low:high]))
+    return frozenset(_words(tuple(tokens)))
+
+
+@dataclass
+class Candidate:
+    """A verified repair of one round, with what the ranking knows of it."""
+
+    text: str
+    origin: str  # the rule or model pass that proposed it, for `assist fix --json`
+    invented: int = 0
+    lost: int = 0
+    layout: int = 0
+    size: int = 0
+    deletes: int = 0  # punctuation it removes (an insertion is the likelier slip)
+    remaining: int = 0  # syntax errors left after it (the next rounds' work)
+    score: float | None = None  # the model's log-likelihood of the changed lines
+    meaning: str = ""
+
+    def key(self) -> tuple[int, int, int, float, int, int]:
+        judged = -self.score if self.score is not None else 0.0
+        changed = self.invented + self.lost
+        return (changed, self.layout, self.remaining, judged, self.deletes, self.size)
+
+
+def changed_lines(old: str, new: str) -> range:
+    """The lines of ``old`` that ``new`` changes (for an insertion: where it lands)."""
+    a, b = old.split("\n"), new.split("\n")
+    head = 0
+    while head < min(len(a), len(b)) and a[head] == b[head]:
+        head += 1
+    tail = 0
+    while tail < min(len(a), len(b)) - head and a[-1 - tail] == b[-1 - tail]:
+        tail += 1
+    return range(head, max(head + 1, len(a) - tail))
+
+
+def describe(language: str, original: str, text: str, origin: str, size: int) -> Candidate:
+    """A candidate with the facts its rank is made of."""
+    change = token_change(language, original, text)
+    lines = changed_lines(original, text)
+    nearby = nearby_words(language, original, lines.start, lines.stop)
+    return Candidate(
+        text=text,
+        origin=origin,
+        invented=change.invented(nearby),
+        lost=change.lost(),
+        layout=layout_mismatches(language, text),
+        size=size,
+        deletes=change.deleted_punctuation(),
+        meaning=meaning(language, text),
+    )
+
+
+def ranked(candidates: list[Candidate]) -> list[Candidate]:
+    """Best first; one candidate per meaning (the best of each stays)."""
+    seen: set[str] = set()
+    unique: list[Candidate] = []
+    for candidate in sorted(candidates, key=Candidate.key):
+        if candidate.meaning not in seen:
+            seen.add(candidate.meaning)
+            unique.append(candidate)
+    return unique
+
+
+def close_call(best: Candidate, runner_up: Candidate) -> bool:
+    """Whether two candidates that mean different things are too close to choose between."""
+    if best.key()[:2] != runner_up.key()[:2]:
+        return False
+    if best.score is None or runner_up.score is None:
+        return False
+    return abs(best.score - runner_up.score) < CLOSE_SCORE

@@ -1,0 +1,164 @@
+"""One round of a repair: candidates for the first error, verified, then ranked by intent.
+
+Rules propose first (the parser's hints, the closer the layout asks for, the typing slips);
+only when none of them verifies does the model write, and then only text that keeps every
+token of the span it replaces. A candidate is verified when the whole document then passes
+the language's own check and nothing new broke (``accepts``). The verified candidates are
+ranked (``daemon.repair.intent``), judged by the model when there is more than one and time
+is left, and the winner is given to the language's toolchain checker when one is installed.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import AsyncGenerator, Awaitable, Callable
+from dataclasses import dataclass
+from typing import Any
+
+from daemon.checks.toolchain import tool_check
+from daemon.protocol import Span, TokenEvent
+from daemon.repair.candidates import ModelCandidates
+from daemon.repair.diagnosis import Problems, accepts, change_size, diagnose
+from daemon.repair.hints import hint_candidates
+from daemon.repair.intent import Candidate, close_call, describe, ranked
+from daemon.repair.layout import closer_candidates
+from daemon.repair.slips import slip_candidates
+
+# Judges verified candidates: sets each one's ``score`` (the model's log-likelihood).
+Judge = Callable[[str, list[Candidate], float], Awaitable[None]]
+
+
+@dataclass
+class RoundResult:
+    """The outcome of one round: the winner, and a rival too close to call, if any."""
+
+    best: Candidate | None
+    rival: Candidate | None
+    verified: int
+
+
+@dataclass
+class RoundContext:
+    language: str
+    use_ruff: bool
+    line_length: int | None
+    parser_hints: bool
+    candidates: int  # model rewrites at most
+    deadline: float
+
+
+def rule_candidates(language: str, document: str, problems: Problems) -> list[tuple[str, str]]:
+    """(rule, document) proposals of the rules for the round's first error, without repeats."""
+    first = problems.targets[0]
+    # The rules that read the layout and the common slips first: where two candidates tie,
+    # the earlier stands (the parser's own guess of a closer's place is often the file's end).
+    proposals = list(slip_candidates(language, document, first))
+    layout = closer_candidates(language, document)
+    proposals += [("closer where the layout ends its block", c) for c in layout]
+    proposals += [("parser hint", c) for c in hint_candidates(language, document, problems.targets)]
+    seen: set[str] = {document}
+    unique = []
+    for rule, text in proposals:
+        if text not in seen:
+            seen.add(text)
+            unique.append((rule, text))
+    return unique
+
+
+def verified_candidate(
+    language: str,
+    document: str,
+    problems: Problems,
+    span: Span,
+    rule: str,
+    text: str,
+    lint: tuple[bool, int | None] = (False, None),
+) -> Candidate | None:
+    """The candidate with its ranking facts when it verifies, else None."""
+    after = diagnose(language, text, *lint)
+    if not accepts(problems, after):
+        return None
+    candidate = describe(language, document, text, rule, change_size(document, text))
+    candidate.remaining = len(after.syntax)
+    return candidate
+
+
+def verified_rules(
+    language: str,
+    document: str,
+    problems: Problems,
+    span: Span,
+    lint: tuple[bool, int | None] = (False, None),
+) -> list[Candidate]:
+    """The rules' candidates for the first error that verify, unranked."""
+    found = []
+    for rule, text in rule_candidates(language, document, problems):
+        candidate = verified_candidate(language, document, problems, span, rule, text, lint)
+        if candidate is not None:
+            found.append(candidate)
+    return found
+
+
+async def run_round(
+    ctx: RoundContext,
+    model: ModelCandidates,
+    document: str,
+    problems: Problems,
+    span: Span,
+    judge: Judge | None,
+) -> AsyncGenerator[Any, None]:
+    """Yield token events of model passes, then one ``RoundResult``."""
+    lint = (ctx.use_ruff, ctx.line_length)
+    verified: list[Candidate] = []
+
+    async def verify(rule: str, text: str) -> None:
+        candidate = await asyncio.to_thread(
+            verified_candidate, ctx.language, document, problems, span, rule, text, lint
+        )
+        if candidate is not None:
+            verified.append(candidate)
+
+    if ctx.parser_hints:
+        verified += await asyncio.to_thread(
+            verified_rules, ctx.language, document, problems, span, lint
+        )
+    if not verified:
+        async for item in model.continuations(document, problems.targets[0], ctx.deadline):
+            if isinstance(item, TokenEvent):
+                yield item
+                continue
+            for text in item:
+                await verify("model continuation", text)
+    if not verified:
+        for index in range(ctx.candidates):
+            remaining = ctx.deadline - time.perf_counter()
+            if remaining <= 0.1:
+                break
+            share = remaining / (ctx.candidates - index)
+            async for item in model.rewrite(
+                document, problems, span, index, time.perf_counter() + share
+            ):
+                if isinstance(item, TokenEvent):
+                    yield item
+                else:
+                    await verify("model rewrite", item)
+    order = ranked(verified)
+    if judge is not None and len(order) > 1:
+        await judge(document, order, ctx.deadline)
+        order = ranked(order)
+    best, rival = await asyncio.to_thread(checked_best, ctx.language, order)
+    yield RoundResult(best, rival, len(verified))
+
+
+def checked_best(
+    language: str, order: list[Candidate]
+) -> tuple[Candidate | None, Candidate | None]:
+    """The best candidate the toolchain's checker accepts (when one is installed), and the
+    next one when the two are a close call."""
+    passed = [c for c in order[:5] if tool_check(language, c.text).ok]
+    if not passed:
+        return None, None
+    best = passed[0]
+    rival = passed[1] if len(passed) > 1 and close_call(best, passed[1]) else None
+    return best, rival

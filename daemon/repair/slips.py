@@ -1,0 +1,204 @@
+"""Candidates for the slips people make while typing, each a small named rule.
+
+The parser's message does not always name the fix (a missing comma between items on separate
+lines reads as "invalid syntax" on the next line), so these rules look at the lines around the
+first error and propose what a programmer would have meant: ``elif`` for Python's ``else if``,
+``print(x)`` for Python 2's ``print x``, the comma at the end of the line before, the closing
+quote of an unterminated string or template literal before the line's closing punctuation, a
+stray token at a line's end removed, ``==`` for ``=`` in a condition, a mis-indented line
+given the indentation of the block it is in. Every candidate is verified and ranked like any
+other; a rule only proposes.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+
+from daemon.checks.syntax import Diagnostic
+from daemon.repair.layout import code_end
+from daemon.repair.scan import indent_of, scan, width
+
+_ELSE_IF = re.compile(r"^(\s*)else\s+if\b")
+_PRINT = re.compile(r"^(\s*)print\s+(?![(=])(.+)$")
+_OPENS_BLOCK = re.compile(
+    r"^\s*(\}\s*)?(if|else|elif|for|while|func|fn|def|class|switch|match|loop|impl|try)\b"
+)
+_CONDITION = re.compile(r"^\s*(\}\s*)?(else\s+if|elif|if|while)\b")
+_LONE_EQUALS = re.compile(r"(?<![=!<>:+\-*/%&|^])=(?![=>])")
+_CLOSING = ")]};,"
+_FIELD = re.compile(r"^\s*(\w+\??)\s+(?=[\w\"'\[{(-])")
+_QUOTES = "'\"`"
+# Python's compiler messages that mean "this line is not where its block is".
+_PLACEMENT: tuple[str, ...] = (
+    "'return' outside function",
+    "'break' outside loop",
+    "'continue' not properly",
+    "'yield' outside function",
+    "'await' outside",
+    "unexpected indent",
+    "unindent does not match",
+    "expected an indented block",
+)
+
+
+def slip_candidates(language: str, text: str, problem: Diagnostic) -> Iterator[tuple[str, str]]:
+    """(rule, document) pairs for the first error ``problem`` of ``text``."""
+    lines = text.split("\n")
+    if problem.line >= len(lines):
+        return
+    last = min(len(lines), max(problem.end_line, problem.line) + 2)
+    above = next((i for i in range(problem.line - 1, -1, -1) if lines[i].strip()), problem.line)
+    near = sorted({above, *range(max(0, problem.line - 1), last)})
+    if language == "python":
+        yield from _python_slips(lines, problem)
+    for index in near:
+        yield from _missing_comma(language, lines, index)
+        yield from _closing_quote(language, lines, index)
+        yield from _missing_punctuation(language, lines, index)
+        yield from _block_opener(language, lines, index)
+        yield from _separator(language, lines, index)
+        yield from _stray_end(language, lines, index)
+        yield from _equals_in_condition(language, lines, index)
+
+
+def _replace(lines: list[str], index: int, new: str) -> str:
+    return "\n".join([*lines[:index], new, *lines[index + 1 :]])
+
+
+def _python_slips(lines: list[str], problem: Diagnostic) -> Iterator[tuple[str, str]]:
+    for index in range(max(0, problem.line - 1), min(len(lines), problem.line + 2)):
+        line = lines[index]
+        if match := _ELSE_IF.match(line):
+            yield "else if -> elif", _replace(lines, index, _ELSE_IF.sub(r"\1elif", line, 1))
+        if (match := _PRINT.match(line)) and "print" in problem.message + line:
+            end = code_end("python", line)
+            args = line[match.start(2) : end].rstrip()
+            yield "print x -> print(x)", _replace(lines, index, f"{match.group(1)}print({args})")
+    if problem.message.startswith(_PLACEMENT):
+        yield from _reindent_to_block(lines, problem.line)
+
+
+def _reindent_to_block(lines: list[str], index: int) -> Iterator[tuple[str, str]]:
+    """The line takes the indentation of the code line before it (one more after a ``:``)."""
+    previous = next(
+        (i for i in range(index - 1, -1, -1) if lines[i].strip() and not _is_comment(lines[i])),
+        None,
+    )
+    if previous is None:
+        return
+    above = lines[previous]
+    indent = indent_of(above)
+    if code_end("python", above) and above[: code_end("python", above)].endswith(":"):
+        unit = "\t" if indent.startswith("\t") else "    "
+        indent += unit
+    body = lines[index].lstrip(" \t")
+    if indent != indent_of(lines[index]):
+        yield "indentation of the block", _replace(lines, index, indent + body)
+
+
+def _is_comment(line: str) -> bool:
+    return line.lstrip().startswith("#")
+
+
+def _missing_comma(language: str, lines: list[str], index: int) -> Iterator[tuple[str, str]]:
+    """Items on separate lines: the comma at the end of the line above ``index``."""
+    if index == 0:
+        return
+    above = lines[index - 1]
+    end = code_end(language, above)
+    if not end or above[end - 1] in ",([{:;" or not lines[index].strip():
+        return
+    if width(indent_of(lines[index])) < width(indent_of(above)):
+        return  # the line leaves the list: not an item
+    yield "missing comma between lines", _replace(lines, index - 1, above[:end] + "," + above[end:])
+
+
+def _closing_quote(language: str, lines: list[str], index: int) -> Iterator[tuple[str, str]]:
+    """An unterminated string or template literal: its quote where the code resumes.
+
+    The places, likeliest first: before the first `,` or `)` (or ` <<`, ` +`) that could end an
+    argument, then before the line's closing punctuation, then at the line's end."""
+    line = lines[index]
+    tokens, _ = scan(language, line)
+    strings = [t for t in tokens if t.kind == "string" and t.text[:1] in _QUOTES]
+    if not strings:
+        return
+    last = strings[-1]
+    quote = last.text[0]
+    if len(last.text) > 1 and last.text.endswith(quote) and not last.text.endswith("\\" + quote):
+        return  # terminated
+    end = len(line.rstrip())
+    places: list[int] = []
+    for spot in range(last.column + 1, end):
+        if line[spot] in ",)" or line.startswith((" <<", " +"), spot):
+            places.append(spot)
+    trail = end
+    while trail > last.column + 1 and line[trail - 1] in _CLOSING + " ":
+        trail -= 1
+        places.append(trail)
+    places.append(end)
+    for spot in sorted(set(places)):
+        yield "closing quote", _replace(lines, index, line[:spot] + quote + line[spot:])
+
+
+def _missing_punctuation(language: str, lines: list[str], index: int) -> Iterator[tuple[str, str]]:
+    """A `;` or `:` the line needs at its end (`case 1` -> `case 1:`), or a `:` after a
+    field's name (`name "x"` -> `name: "x"`)."""
+    line = lines[index]
+    end = code_end(language, line)
+    if not end:
+        return
+    ends_struct = language in ("c", "cpp") and line[:end].strip() == "}"
+    if language not in ("python", "go") and (line[end - 1] not in ";{}(," or ends_struct):
+        yield "missing ; at the line's end", _replace(lines, index, line[:end] + ";" + line[end:])
+    if line.lstrip().startswith(("case ", "default")) and not line[:end].endswith(":"):
+        yield "missing : after a case", _replace(lines, index, line[:end] + ":" + line[end:])
+    if language != "python" and (match := _FIELD.match(line)):
+        spot = match.end(1)
+        yield "missing : after a name", _replace(lines, index, line[:spot] + ":" + line[spot:])
+
+
+def _block_opener(language: str, lines: list[str], index: int) -> Iterator[tuple[str, str]]:
+    """`if x <= 0` over an indented body: the block's `{` (Python: its `:`)."""
+    line = lines[index]
+    end = code_end(language, line)
+    following = next((ln for ln in lines[index + 1 :] if ln.strip()), None)
+    if not end or following is None or width(indent_of(following)) <= width(indent_of(line)):
+        return
+    if not _OPENS_BLOCK.match(line) or line[end - 1] in "{:":
+        return
+    opener = ":" if language == "python" else " {"
+    yield "the block's opener", _replace(lines, index, line[:end] + opener + line[end:])
+
+
+def _separator(language: str, lines: list[str], index: int) -> Iterator[tuple[str, str]]:
+    """`;` where the list needs `,` (a struct's field), or `,` where a statement needs `;`."""
+    line = lines[index]
+    end = code_end(language, line)
+    if language == "python" or not end or line[end - 1] not in ",;":
+        return
+    other = "," if line[end - 1] == ";" else ";"
+    if other == ";" and language == "go":
+        return  # Go's statements end with the line
+    yield (
+        f"{other} for {line[end - 1]}",
+        _replace(lines, index, line[: end - 1] + other + line[end:]),
+    )
+
+
+def _stray_end(language: str, lines: list[str], index: int) -> Iterator[tuple[str, str]]:
+    """A stray token at the end of a line: the line without it."""
+    line = lines[index]
+    end = code_end(language, line)
+    if end and line[end - 1] in _CLOSING + ":":
+        yield "stray token at the line's end", _replace(lines, index, line[: end - 1] + line[end:])
+
+
+def _equals_in_condition(language: str, lines: list[str], index: int) -> Iterator[tuple[str, str]]:
+    line = lines[index]
+    if not _CONDITION.match(line):
+        return
+    for match in _LONE_EQUALS.finditer(line[: code_end(language, line)]):
+        spot = match.start()
+        yield "== for = in a condition", _replace(lines, index, line[:spot] + "=" + line[spot:])

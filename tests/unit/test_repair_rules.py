@@ -1,0 +1,219 @@
+"""Golden tests of the repair's rules and ranking (no model): each common slip in each language
+where it applies, closers placed where the layout says, and the ranking that prefers what the
+author meant over what merely parses."""
+
+from __future__ import annotations
+
+import pytest
+
+from daemon.checks.syntax import check_syntax
+from daemon.repair.diagnosis import choose_span, diagnose
+from daemon.repair.intent import Candidate, close_call, describe, ranked, token_change
+from daemon.repair.layout import closer_candidates, layout_mismatches
+from daemon.repair.rounds import checked_best, verified_rules
+from daemon.repair.scan import scan
+
+
+def repaired(language: str, text: str, rounds: int = 4) -> str | None:
+    """What the rules alone make of ``text``: every error repaired in turn, or None."""
+    problems = diagnose(language, text, False, None)
+    for _ in range(rounds):
+        if not problems.targets:
+            return text
+        span = choose_span(text.split("\n"), problems.targets[0], 6)
+        best, _ = checked_best(language, ranked(verified_rules(language, text, problems, span)))
+        if best is None:
+            return None
+        text = best.text
+        problems = diagnose(language, text, False, None)
+    return None if problems.targets else text
+
+
+CASES = [
+    # (language, broken, intended)
+    (
+        "python",
+        "x = 1\nif x > 0:\n    y = 1\nelse if x < 0:\n    y = 2\n",
+        "x = 1\nif x > 0:\n    y = 1\nelif x < 0:\n    y = 2\n",
+    ),
+    (
+        "python",
+        'def main():\n    print "hello"\n    return 0\n',
+        'def main():\n    print("hello")\n    return 0\n',
+    ),
+    (
+        "python",
+        "def f(a, b):\n    total = add(a, b\n    return total\n",
+        "def f(a, b):\n    total = add(a, b)\n    return total\n",
+    ),
+    (
+        "python",
+        "import os\nfor name in sorted(os.listdir(root):\n    print(name)\n",
+        "import os\nfor name in sorted(os.listdir(root)):\n    print(name)\n",
+    ),
+    (
+        "python",
+        'config = {\n    "a": 1,\n    "b": 2,\n\nprint(config)\n',
+        'config = {\n    "a": 1,\n    "b": 2,\n}\n\nprint(config)\n',
+    ),
+    ("python", "items = [\n    1,\n    2\n    3,\n]\n", "items = [\n    1,\n    2,\n    3,\n]\n"),
+    (
+        "python",
+        "class A:\n    def f(self):\n        x = 1\n    return x\n",
+        "class A:\n    def f(self):\n        x = 1\n        return x\n",
+    ),
+    (
+        "python",
+        "def f(x):\n    if x = 1:\n        return 2\n    return 3\n",
+        "def f(x):\n    if x == 1:\n        return 2\n    return 3\n",
+    ),
+    (
+        "python",
+        'def f():\n    name = "world\n    return name\n',
+        'def f():\n    name = "world"\n    return name\n',
+    ),
+    (
+        "javascript",
+        "function total(items) {\n  let sum = 0;\n  for (const item of items) {\n"
+        "    sum += item.price;\n  return sum;\n}\n\nfunction main() {\n"
+        "  console.log(total([]));\n}\n",
+        "function total(items) {\n  let sum = 0;\n  for (const item of items) {\n"
+        "    sum += item.price;\n  }\n  return sum;\n}\n\nfunction main() {\n"
+        "  console.log(total([]));\n}\n",
+    ),
+    (
+        "javascript",
+        'function greet(name) {\n  console.log("hello, " + name);\n  console.log("bye);\n}\n',
+        'function greet(name) {\n  console.log("hello, " + name);\n  console.log("bye");\n}\n',
+    ),
+    (
+        "javascript",
+        "function title(x) {\n  return `# ${x.name};\n}\n",
+        "function title(x) {\n  return `# ${x.name}`;\n}\n",
+    ),
+    (
+        "javascript",
+        "const items = [\n  1,\n  2\n  3,\n];\n",
+        "const items = [\n  1,\n  2,\n  3,\n];\n",
+    ),
+    (
+        "typescript",
+        "class Box {\n  size(): number {\n    return 1;\n\n  name(): string {\n"
+        '    return "box";\n  }\n}\n',
+        "class Box {\n  size(): number {\n    return 1;\n  }\n\n  name(): string {\n"
+        '    return "box";\n  }\n}\n',
+    ),
+    (
+        "go",
+        "package main\n\nfunc f(x int) int {\n\tif x <= 0\n\t\treturn 0\n\t}\n\treturn x\n}\n",
+        "package main\n\nfunc f(x int) int {\n\tif x <= 0 {\n\t\treturn 0\n\t}\n\treturn x\n}\n",
+    ),
+    (
+        "go",
+        'package main\n\nimport "fmt"\n\nfunc main() {\n\tfmt.Println("a", 1\n}\n',
+        'package main\n\nimport "fmt"\n\nfunc main() {\n\tfmt.Println("a", 1)\n}\n',
+    ),
+    (
+        "rust",
+        "struct P {\n    x: f64;\n    y: f64,\n}\n",
+        "struct P {\n    x: f64,\n    y: f64,\n}\n",
+    ),
+    (
+        "rust",
+        'fn main() {\n    let v = vec![1, 2;\n    println!("{:?}", v);\n}\n',
+        'fn main() {\n    let v = vec![1, 2];\n    println!("{:?}", v);\n}\n',
+    ),
+    (
+        "c",
+        "struct node {\n    int value;\n}\n\nint main(void) {\n    return 0;\n}\n",
+        "struct node {\n    int value;\n};\n\nint main(void) {\n    return 0;\n}\n",
+    ),
+    (
+        "c",
+        "int f(int x) {\n    switch (x) {\n    case 1\n        return 2;\n    }\n"
+        "    return 0;\n}\n",
+        "int f(int x) {\n    switch (x) {\n    case 1:\n        return 2;\n    }\n"
+        "    return 0;\n}\n",
+    ),
+    (
+        "java",
+        "class A {\n    int f() {\n        int x = 1\n        return x;\n    }\n}\n",
+        "class A {\n    int f() {\n        int x = 1;\n        return x;\n    }\n}\n",
+    ),
+    (
+        "cpp",
+        '#include <string>\nint main() {\n    std::string s = "hi;\n    return 0;\n}\n',
+        '#include <string>\nint main() {\n    std::string s = "hi";\n    return 0;\n}\n',
+    ),
+]
+
+
+@pytest.mark.parametrize(("language", "broken", "intended"), CASES)
+def test_the_rules_give_what_the_author_meant(language: str, broken: str, intended: str):
+    assert check_syntax(language, broken), "the broken text must not parse"
+    assert not check_syntax(language, intended), "the intended text must parse"
+    assert repaired(language, broken) == intended
+
+
+def test_two_errors_are_both_repaired():
+    broken = "def f(a):\n    if a = 1:\n        return add(a, 2\n    return a\n"
+    assert repaired("python", broken) == (
+        "def f(a):\n    if a == 1:\n        return add(a, 2)\n    return a\n"
+    )
+
+
+def test_a_closer_goes_where_the_layout_ends_its_block_not_at_the_end_of_the_file():
+    broken = "function f() {\n  for (;;) {\n    go();\n  done();\n}\n\nfunction g() {}\n"
+    at_end = broken + "}\n"
+    assert not check_syntax("javascript", at_end)  # the parser's guess parses too
+    (layout,) = [c for c in closer_candidates("javascript", broken) if "    go();\n  }" in c]
+    assert layout_mismatches("javascript", layout) < layout_mismatches("javascript", at_end)
+
+
+def test_invented_arguments_rank_below_punctuation():
+    broken = "total = add(1, 2\nprint(total)\n"
+    plain = describe("python", broken, "total = add(1, 2)\nprint(total)\n", "rule", 1)
+    invented = describe(
+        "python", broken, "total = add(1, 2, 3, 4, 5)\nprint(total)\n", "model rewrite", 10
+    )
+    assert invented.invented == 3 and plain.invented == 0
+    assert ranked([invented, plain])[0] is plain
+
+
+def test_a_removed_name_counts_as_lost_and_loses():
+    broken = "x = foo(bar\n"
+    dropped = describe("python", broken, "x = foo()\n", "model", 3)
+    kept = describe("python", broken, "x = foo(bar)\n", "rule", 1)
+    assert dropped.lost == 1 and kept.lost == 0
+    assert ranked([dropped, kept])[0] is kept
+
+
+def test_candidates_that_differ_only_in_layout_are_one_meaning():
+    a = describe("javascript", "f(1\n", "f(1)\n", "one", 1)
+    b = describe("javascript", "f(1\n", "f(1\n)\n", "two", 2)
+    assert len(ranked([a, b])) == 1
+
+
+def test_a_close_call_needs_two_judged_scores_of_equal_rank():
+    a = Candidate("a", "one", score=-3.0)
+    b = Candidate("b", "two", score=-3.5)
+    far = Candidate("c", "three", score=-9.0)
+    assert close_call(a, b)
+    assert not close_call(a, far)
+    assert not close_call(Candidate("a", "one"), Candidate("b", "two"))
+    assert not close_call(a, Candidate("b", "two", invented=1, score=-3.0))
+
+
+def test_token_change_reads_strings_as_one_token():
+    change = token_change("javascript", 'log("a, b);\n', 'log("a", b);\n')
+    assert [t.kind for t in change.removed] == ["string"]
+    assert change.lost() == 0
+
+
+def test_the_scanner_skips_comments_and_strings():
+    tokens, structure = scan("python", 'x = "(" # )\ny = [1,\n  2]\n')
+    assert [t.text for t in tokens if t.kind == "string"] == ['"("']
+    assert not structure.unclosed and not structure.unopened
+    assert len(structure.pairs) == 1
+    _, broken = scan("go", "func f() {\n\ts := `raw\n(`\n")
+    assert [b.char for b in broken.unclosed] == ["{"]
