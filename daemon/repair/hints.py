@@ -11,17 +11,12 @@ import re
 from collections.abc import Iterator
 
 from daemon.checks.syntax import Diagnostic
+from daemon.indentation import indent_of
 from daemon.repair.layout import code_end
 
 _CLOSER = {"(": ")", "[": "]", "{": "}"}
 _NEVER_CLOSED = re.compile(r"'([(\[{])' was never closed")
 _UNMATCHED = re.compile(r"unmatched '([)\]}])'")
-_INDENT = re.compile(r"^[ \t]*")
-
-
-def _indent(line: str) -> str:
-    match = _INDENT.match(line)
-    return match.group(0) if match else ""
 
 
 def _replace_line(lines: list[str], index: int, new: str) -> str:
@@ -111,9 +106,9 @@ def _python_hints(lines: list[str], problem: Diagnostic) -> Iterator[str]:
     elif message.startswith("expected an indented block"):
         previous = _previous_code(lines, index)
         unit = (
-            "\t" if previous is not None and _indent(lines[previous]).startswith("\t") else "    "
+            "\t" if previous is not None and indent_of(lines[previous]).startswith("\t") else "    "
         )
-        base = _indent(lines[previous]) if previous is not None else ""
+        base = indent_of(lines[previous]) if previous is not None else ""
         yield _replace_line(lines, index, base + unit + line.lstrip(" \t"))
     elif "Perhaps you forgot a comma" in message and problem.end_line == index:
         segment = line[column : problem.end_column]
@@ -138,11 +133,11 @@ def _previous_code(lines: list[str], index: int) -> int | None:
 def _enclosing_indents(lines: list[str], index: int, include_same: bool) -> list[str]:
     """Indentation levels a line may take, from the lines above it, nearest first."""
     levels: list[str] = []
-    current = len(_indent(lines[index]).expandtabs(4))
+    current = len(indent_of(lines[index]).expandtabs(4))
     for candidate in range(index - 1, -1, -1):
         if not lines[candidate].strip() or lines[candidate].lstrip().startswith("#"):
             continue
-        indent = _indent(lines[candidate])
+        indent = indent_of(lines[candidate])
         width = len(indent.expandtabs(4))
         if (width < current or (include_same and width <= current)) and indent not in levels:
             levels.append(indent)

@@ -13,7 +13,8 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from daemon.repair.scan import CLOSERS, OPENERS, Bracket, Token, indent_of, scan, width
+from daemon.indentation import indent_of, width
+from daemon.repair.scan import CLOSERS, OPENERS, Bracket, Token, scan
 
 # Punctuation that ends a line after a call's or condition's closer: `foo(x):`, `if (x) {`.
 _TRAILERS = ":{;,"

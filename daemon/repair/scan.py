@@ -144,11 +144,3 @@ def _between(lines: list[str], start: tuple[int, int], end: tuple[int, int]) -> 
         return lines[start[0]][start[1] : end[1]]
     middle = lines[start[0] + 1 : end[0]]
     return "\n".join([lines[start[0]][start[1] :], *middle, lines[end[0]][: end[1]]])
-
-
-def indent_of(line: str) -> str:
-    return line[: len(line) - len(line.lstrip(" \t"))]
-
-
-def width(indent: str) -> int:
-    return len(indent.expandtabs(4))

@@ -16,8 +16,9 @@ import re
 from collections.abc import Iterator
 
 from daemon.checks.syntax import Diagnostic
+from daemon.indentation import indent_of, width
 from daemon.repair.layout import code_end
-from daemon.repair.scan import indent_of, scan, width
+from daemon.repair.scan import scan
 
 _ELSE_IF = re.compile(r"^(\s*)else\s+if\b")
 _PRINT = re.compile(r"^(\s*)print\s+(?![(=])(.+)$")

@@ -13,10 +13,11 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from daemon.answers.gap.shape import Shape, indent_of, opens_block, width
+from daemon.answers.gap.shape import Shape, opens_block
 from daemon.checks.syntax import check_syntax
 from daemon.checks.verify import Verdict, can_verify, verify_insertion
 from daemon.cursor import Cursor
+from daemon.indentation import indent_of, width
 
 # Lines below the cursor compared with the answer.
 SUFFIX_LOOKAHEAD = 8

@@ -20,10 +20,10 @@ from dataclasses import dataclass
 from typing import Literal
 
 from daemon.cursor import Cursor
+from daemon.indentation import indent_of, width
 
 ShapeKind = Literal["line", "statement", "lines"]
 
-TAB_WIDTH = 4
 _DEFAULT_UNIT = "    "
 # A Python line that opens a block: it ends with a colon (a comment may follow).
 _PY_OPENER = re.compile(r":\s*(#.*)?$")
@@ -55,16 +55,6 @@ class Shape:
     def on_empty_line(self) -> bool:
         """Whether the cursor's line holds nothing but indentation before the cursor."""
         return self.kind != "line" and not self.typed.strip()
-
-
-def indent_of(line: str) -> str:
-    """The leading whitespace of ``line``."""
-    return line[: len(line) - len(line.lstrip(" \t"))]
-
-
-def width(indentation: str) -> int:
-    """Columns taken by leading whitespace (a tab counts as ``TAB_WIDTH``)."""
-    return len(indentation.expandtabs(TAB_WIDTH))
 
 
 def indent_unit(lines: list[str]) -> str:
