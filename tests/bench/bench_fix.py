@@ -30,6 +30,7 @@ import os
 import queue
 import sqlite3
 import statistics
+import sys
 import tempfile
 import time
 from collections import Counter
@@ -263,16 +264,22 @@ def main() -> int:
     files = corpus(set(args.only.split(",")) if args.only else None)
     settings = load_settings()
     runs: dict[str, FixRun] = {"pipeline": run_pipeline(settings, files)}
-    runs["model only"] = run_pipeline(
-        settings.model_copy(update={"fix_parser_hints": False}), files
-    )
+    print(f"pipeline: {dict(runs['pipeline'].outcomes)}", file=sys.stderr, flush=True)
+    if not args.no_model_only:
+        runs["model only"] = run_pipeline(
+            settings.model_copy(update={"fix_parser_hints": False}), files
+        )
     if not args.no_naive:
-        runs["naive"] = run_naive(settings, files)
+        runs["naive"] = run_naive(settings, files[:: max(1, args.naive_every)])
     if args.before is not None:
         runs["before"] = run_pipeline(settings, files, code=args.before.resolve())
     print_table(len(files), runs)
     if args.json:
-        args.json.write_text(json.dumps({k: asdict(v) for k, v in runs.items()}, indent=1))
+        dumped = {
+            name: {**asdict(run), "rules": {str(r): n for r, n in run.rules.items()}}
+            for name, run in runs.items()
+        }
+        args.json.write_text(json.dumps(dumped, indent=1))
     return 0
 
 
