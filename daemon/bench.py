@@ -96,7 +96,7 @@ def engine_job(engine: Engine, tokens: list[int], count: int) -> float:
     the same for both, and only the loops differ."""
     job = Job(list(tokens), Budget(count, time.perf_counter() + 120), (), lambda event: None)
     start = time.perf_counter()
-    engine._run(job)
+    engine.run_here(job)
     return (time.perf_counter() - start) * 1000
 
 

@@ -141,6 +141,26 @@ class Settings(BaseSettings):
     chunk_tokens: int = Field(
         128, ge=8, description="Prompt tokens evaluated between checks for cancellation."
     )
+    parallel: int = Field(
+        4,
+        ge=1,
+        le=64,
+        description="Jobs the engine decodes together (continuous batching); each may use "
+        "n_ctx tokens of the KV cache.",
+    )
+    kv_slots: int = Field(
+        8,
+        ge=1,
+        le=128,
+        description="Sequences kept in the model's KV cache: recently active documents keep "
+        "their prompt evaluated (at least 'parallel'; the least recently used give way).",
+    )
+    reuse_after_edit: bool = Field(
+        False,
+        description="After an edit, keep the KV of the unchanged chunks below it, moved to their "
+        "new positions: a much faster first token after an edit near the top, but the moved "
+        "chunks' KV predates the edit, so an answer can differ from a cold evaluation's.",
+    )
     max_request_bytes: int = Field(
         2 * 1024 * 1024, ge=1024, description="Largest accepted request body in bytes."
     )

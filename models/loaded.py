@@ -1,6 +1,8 @@
 """A model loaded into llama.cpp, with what assist needs to know about it.
 
 ``LoadedModel`` owns the ``Llama`` object (use it from one thread only: the engine's worker),
+whose context holds ``sequences`` sequences in one unified KV cache of ``kv_cells`` cells (the
+engine decodes several together; each may use up to ``n_ctx`` of them),
 answers the ``Vocabulary`` protocol for prompt formats (tokenization only touches the
 vocabulary, which is read-only after load and safe from any thread), and knows the model's
 family, FIM markers, end-of-generation and stop tokens, reasoning tokens to suppress, and the
@@ -16,7 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import llama_cpp
-from llama_cpp import Llama
+from llama_cpp import Llama, _internals
 
 from models.backend import active_backend, cpu_threads, gpu_offload_supported, route_llama_logs
 from models.families import FORMATS, PromptFormat, detect_format
@@ -55,7 +57,8 @@ class ModelFacts:
     suppressed_tokens: list[int]
     backend: str
     gpu_offload: bool
-    n_gpu_layers: int
+    n_gpu_layers: int  # layers offloaded to the GPU (0 without offload)
+    n_layers: int
     n_threads: int
     n_ctx: int
     n_ctx_train: int
@@ -73,6 +76,8 @@ class LoadedModel:
         n_gpu_layers: int,
         prompt_format: str | None,
         fingerprint_memo: Path | None,
+        sequences: int = 1,
+        kv_cells: int | None = None,
     ) -> None:
         route_llama_logs()
         offload = gpu_offload_supported()
@@ -96,7 +101,10 @@ class LoadedModel:
                 f"llama.cpp could not load {resolved.path} ({exc}); the file may be corrupt or "
                 f"of an architecture this llama.cpp build does not know. {HOW_TO_GET_A_MODEL}"
             ) from exc
+        if sequences > 1 or (kv_cells or n_ctx) != n_ctx:
+            self._use_sequences(sequences, kv_cells or n_ctx)
         load_seconds = time.perf_counter() - started
+        n_layers = int(llama_cpp.llama_model_n_layer(self.llm._model.model))
         self.vocab = self.llm._model.vocab
         self.n_vocab = int(llama_cpp.llama_vocab_n_tokens(self.vocab))
         self._bos = int(self.llm.token_bos())
@@ -143,12 +151,32 @@ class LoadedModel:
             suppressed_tokens=suppressed,
             backend=active_backend(),
             gpu_offload=offload,
-            n_gpu_layers=layers,
+            n_gpu_layers=min(n_layers, n_layers if layers < 0 else layers),
+            n_layers=n_layers,
             n_threads=threads,
-            n_ctx=self.llm.n_ctx(),
+            n_ctx=n_ctx,
             n_ctx_train=int(self.llm._model.n_ctx_train()),
             load_seconds=load_seconds,
         )
+
+    def _use_sequences(self, sequences: int, cells: int) -> None:
+        """Replace the context ``Llama`` made with one of ``sequences`` sequences sharing
+        ``cells`` KV cells (a unified cache: a prefix copied between sequences is shared)."""
+        params = llama_cpp.llama_context_params.from_buffer_copy(self.llm.context_params)
+        params.n_ctx = cells
+        params.n_seq_max = sequences
+        params.kv_unified = True
+        self.llm._ctx.close()
+        try:
+            self.llm._ctx = _internals.LlamaContext(
+                model=self.llm._model, params=params, verbose=False
+            )
+        except ValueError as exc:
+            raise ModelNotFound(
+                f"llama.cpp could not make a context of {sequences} sequences and {cells} KV "
+                f"cells ({exc}); lower 'parallel', 'kv_slots' or 'n_ctx'"
+            ) from exc
+        self.llm.context_params = params
 
     def _candidate_eog(self) -> list[int]:
         ids = {

@@ -75,7 +75,7 @@ class Scoring:
         return self.score_from + len(self.logprobs)
 
 
-@dataclass
+@dataclass(eq=False)  # a job is itself: hashed and compared by identity
 class Job:
     tokens: list[int]
     budget: Budget

@@ -1,10 +1,11 @@
 """Saved KV states of recent prompts, so switching files does not throw their prefixes away.
 
-The context holds one sequence; before a prompt that shares little with it overwrites it, its
-state (the KV cache of its tokens) is copied to host memory. When a later prompt shares more
-with a saved state than with the live one (the user came back to that file, or another user
-opened it), the saved state is restored instead of evaluating the prefix again: a memory copy
-of milliseconds instead of seconds of prompt evaluation. Bounded by bytes, least recently used
+The context keeps a bounded number of sequences (``daemon.engine.slots``); before a prompt that
+shares little with a sequence overwrites it, that sequence's state (the KV cache of its
+tokens) is copied to host memory. When a later prompt shares more with a saved state than with
+any live sequence (the user came back to that file, or another user opened it), the saved
+state is restored into a sequence instead of evaluating the prefix again: a memory copy of
+milliseconds instead of seconds of prompt evaluation. Bounded by bytes, least recently used
 states go first. Used only from the engine's worker thread.
 """
 
@@ -17,7 +18,6 @@ from dataclasses import dataclass
 
 import llama_cpp
 import numpy as np
-from llama_cpp import Llama
 
 log = logging.getLogger(__name__)
 
@@ -81,22 +81,22 @@ class SequenceStates:
                 best_id, best_len = state_id, length
         return best_id, best_len
 
-    def save(self, llm: Llama) -> None:
-        """Copy the live sequence's state, unless it is short or already saved."""
-        n = llm.n_tokens
+    def save(self, ctx: llama_cpp.llama_context_p, seq: int, tokens: list[int]) -> None:
+        """Copy sequence ``seq``'s state (it holds ``tokens``), unless it is short or already
+        saved."""
+        n = len(tokens)
         if not self.enabled or n < MIN_TOKENS:
             return
-        live = np.array(llm.input_ids[:n], dtype=np.intc)
+        live = np.array(tokens, dtype=np.intc)
         for state_id, state in self._states.items():
             if len(state.tokens) == n and common_prefix(state.tokens, live) == n:
                 self._states.move_to_end(state_id)
                 return
-        ctx = llm._ctx.ctx
-        size = llama_cpp.llama_state_seq_get_size(ctx, 0)
+        size = llama_cpp.llama_state_seq_get_size(ctx, seq)
         if size <= 0 or size > self.max_bytes:
             return
         buffer = (ctypes.c_uint8 * size)()
-        written = llama_cpp.llama_state_seq_get_data(ctx, buffer, size, 0)
+        written = llama_cpp.llama_state_seq_get_data(ctx, buffer, size, seq)
         if written <= 0:
             return
         state = SavedState(live, ctypes.string_at(buffer, written))
@@ -118,22 +118,20 @@ class SequenceStates:
         state = self._states.pop(state_id)
         self._bytes -= state.size
 
-    def restore(self, llm: Llama, state_id: int) -> int:
-        """Make a saved state the live sequence; return its token count (0 on failure)."""
+    def restore(self, ctx: llama_cpp.llama_context_p, seq: int, state_id: int) -> list[int]:
+        """Load a saved state into sequence ``seq`` (emptied first); return the tokens it
+        holds (none on failure)."""
         state = self._states[state_id]
         self._states.move_to_end(state_id)
-        llm._ctx.kv_cache_clear()
+        memory = llama_cpp.llama_get_memory(ctx)
+        llama_cpp.llama_memory_seq_rm(memory, seq, -1, -1)
         source = (ctypes.c_uint8 * len(state.data)).from_buffer_copy(state.data)
-        read = llama_cpp.llama_state_seq_set_data(llm._ctx.ctx, source, len(state.data), 0)
+        read = llama_cpp.llama_state_seq_set_data(ctx, source, len(state.data), seq)
         if read <= 0:
             log.warning("restoring a saved KV state failed; evaluating the prompt instead")
-            llm._ctx.kv_cache_clear()
-            llm.n_tokens = 0
+            llama_cpp.llama_memory_seq_rm(memory, seq, -1, -1)
             self._drop(state_id)
-            return 0
-        n = len(state.tokens)
-        llm.input_ids[:n] = state.tokens
-        llm.n_tokens = n
+            return []
         self.stats.restored += 1
-        self.stats.tokens_restored += n
-        return n
+        self.stats.tokens_restored += len(state.tokens)
+        return state.tokens.tolist()

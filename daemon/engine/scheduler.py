@@ -8,10 +8,10 @@ that does not fit is refused at once ("busy, try again"), never queued without l
 The bound counts places, not jobs: a request takes a place when it is admitted (``admit``, one
 atomic check-and-take, so simultaneous requests cannot overrun it) and keeps it until it ends,
 however many jobs it runs (a repair runs several). The bounds are on waiting requests: the
-place whose job is generating does not count. A job submitted without an admission takes
-a place of its own until it finishes. When a more urgent job arrives while a less urgent one
-is generating, the running job is asked to yield; it is put back at the head of its line and
-resumes where it stopped.
+places whose jobs are running (the engine runs several together) do not count. A job
+submitted without an admission takes a place of its own until it finishes. When a more urgent
+job arrives while less urgent ones run, they are asked to yield; the engine pauses them, or
+puts one back at the head of its line to free its place, and it resumes where it stopped.
 """
 
 from __future__ import annotations
@@ -78,7 +78,7 @@ class Scheduler:
         self._places_by_user: dict[str, int] = {}
         self._per_user: dict[str, int] = {}  # jobs waiting, per user
         self._closed = False
-        self.running: Schedulable | None = None
+        self.running: set[Schedulable] = set()
         self.stats = SchedulerStats()
         # Recent time per job, for a Retry-After that means something.
         self._recent_job_s = 1.0
@@ -88,13 +88,15 @@ class Scheduler:
         """Places held by requests that wait (all of them, or one user's): every place but
         the one whose job is generating now."""
         held = self._places if user is None else self._places_by_user.get(user, 0)
-        running = self.running.admission if self.running is not None else None
-        if running is not None and not running.released and user in (None, running.user):
-            held -= 1
-        return held
+        running = {
+            id(job.admission): job.admission
+            for job in self.running
+            if job.admission is not None and not job.admission.released
+        }
+        return held - sum(1 for a in running.values() if user in (None, a.user))
 
     def _room_for(self, priority: Priority, user: str) -> str | None:
-        if priority == Priority.BACKGROUND and (self._places or self.running is not None):
+        if priority == Priority.BACKGROUND and (self._places or self.running):
             return "background work runs only when the model is idle"
         waiting = self._waiting()
         if waiting >= self.queue_size:
@@ -158,9 +160,10 @@ class Scheduler:
                     self._turns[job.priority].append(job.user)
             self._count += 1
             self._per_user[job.user] = self._per_user.get(job.user, 0) + 1
-            running = self.running
-            if running is not None and running.preemptible and job.priority < running.priority:
+            less_urgent = [r for r in self.running if r.preemptible and job.priority < r.priority]
+            for running in less_urgent:
                 running.request_yield()
+            if less_urgent:
                 self.stats.preempted += 1
             self._cond.notify()
 
@@ -174,7 +177,7 @@ class Scheduler:
                     return None
                 job = self._pop()
                 if job is not None:
-                    self.running = job
+                    self.running.add(job)
                     return job
                 remaining = None if deadline is None else deadline - time.monotonic()
                 if remaining is not None and remaining <= 0:
@@ -221,8 +224,7 @@ class Scheduler:
 
     def finished(self, job: Schedulable, seconds: float) -> None:
         with self._cond:
-            if self.running is job:
-                self.running = None
+            self.running.discard(job)
             self._recent_job_s = 0.8 * self._recent_job_s + 0.2 * seconds
 
     def drain(self) -> list[Schedulable]:

@@ -1,47 +1,56 @@
-"""The engine: one worker thread owns the llama.cpp context and runs one generation at a time.
+"""The engine: one worker thread owns the llama.cpp context and decodes several jobs together.
 
 Its interface is deliberately narrow: submit a token prompt with a budget, the place in the
 queue its request was admitted to (or a priority and user, to take a place of its own) and a
-sink for events; get a ``Job`` back that can be cancelled. Jobs wait in the ``Scheduler``. The
-model's own stop strings (its prompt format's end pieces) end every answer. The worker reuses
-the KV prefix left by the previous job, or restores a saved state of an earlier prompt
-(``SequenceStates``), evaluates the rest of the prompt in chunks (a cancel or a deadline is
-seen between chunks), then samples token by token, checking the cancel flag, the deadline,
-``max_tokens`` and a request to yield before every token. A job that yields to a more urgent
-one is put back and later resumes where it stopped. Events go to the sink from the worker
-thread.
+sink for events; get a ``Job`` back that can be cancelled. Jobs wait in the ``Scheduler``; up
+to ``parallel`` of them run at once, each in a sequence of the context (a slot,
+``daemon.engine.slots``) that keeps its KV for the document's next request.
 
-A scoring job (``score``) runs through the same queue and checks: it keeps the live prefix up
-to the token before the first scored one, evaluates the rest in chunks with logits for every
-position (``daemon.engine.scoring``), and ends with each scored token's log-probability.
+Every step builds one batch (``daemon.engine.batch``) from the running jobs: the next token of
+each generating job, and chunks of the prompts still being evaluated (at most ``chunk_tokens``
+prompt tokens a step, shared in turn, so a long prompt never freezes the jobs that generate),
+then decodes it once and samples each generating job's next token from its own row of logits.
+A job joins or leaves between two steps (continuous batching). Cancellation and deadlines are
+checked before every step. Only the most urgent priority among the running jobs takes part in
+a step: a repair pauses while a completion runs, and background work while either does. When
+every place is taken and a more urgent job waits, the least urgent running job yields its
+place: it goes back to the head of its line and later resumes exactly where it stopped.
+
+A scoring job (``score``) runs through the same queue and batches: it keeps its slot's prefix
+up to the token before the first scored one, evaluates the rest in chunks with logits for
+every position (``daemon.engine.scoring``), and ends with each scored token's log-probability.
+The model's own stop strings (its prompt format's end pieces) end every answer. Events go to
+the sink from the worker thread.
 """
 
 from __future__ import annotations
 
-import codecs
 import logging
 import threading
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+import llama_cpp
 import numpy as np
 from llama_cpp import _internals
 
+from daemon.engine.answer_text import AnswerText
+from daemon.engine.batch import TokenBatch
 from daemon.engine.jobs import (
     Budget,
     Finished,
     Job,
-    Progress,
     PromptEvaluated,
     Scoring,
     Sink,
     TokenText,
     Until,
 )
-from daemon.engine.kv_states import MIN_GAIN, MIN_TOKENS, SequenceStates, common_prefix
+from daemon.engine.kv_states import SequenceStates
 from daemon.engine.scheduler import Admission, Priority, Scheduler
-from daemon.engine.scoring import ROW_GROUP, chunk_size, score_chunk
+from daemon.engine.scoring import ROW_GROUP, chunk_logprobs, chunk_size
+from daemon.engine.slots import Slot, Slots
 from daemon.engine.speed import SpeedMeter
 from daemon.errors import ShuttingDown
 from models.loaded import LoadedModel
@@ -65,16 +74,41 @@ class EngineStats:
     deadline: int = 0
     errors: int = 0
     yielded: int = 0
+    steps: int = 0
+    batched_steps: int = 0  # steps that decoded tokens of more than one job
     tokens_generated: int = 0
     tokens_scored: int = 0
     prompt_tokens_evaluated: int = 0
     prompt_tokens_reused: int = 0
+    prompt_tokens_moved: int = 0  # reused after an edit above them, at new positions
     last_job_tokens: int = 0
     last_job_reason: str | None = None
 
 
-class _Yielded(Exception):
-    """A job gave way to a more urgent one; it goes back to the scheduler."""
+@dataclass
+class _Running:
+    """A job in its slot: the prompt still to evaluate, then what it generated so far."""
+
+    job: Job
+    slot: Slot
+    prompt: list[int]
+    gaps: list[tuple[int, int]]  # ranges of the prompt still to evaluate, in order
+    reused: int
+    max_tokens: int
+    produced: int  # tokens generated before this run (a job that yielded and resumed)
+    began: float
+    sampler: _internals.LlamaSampler | None = None
+    answer: AnswerText | None = None  # set once the prompt is evaluated
+    budget_left: int = 0
+    next_token: int | None = None  # sampled, to be evaluated in the next step
+    decode_began: float = 0.0
+    paused: bool = False
+
+    @property
+    def position(self) -> int:
+        """The position of ``next_token`` in the sequence."""
+        made = len(self.answer.ids) if self.answer else self.produced
+        return len(self.prompt) + made - self.produced - 1
 
 
 class Engine:
@@ -84,15 +118,36 @@ class Engine:
         scheduler: Scheduler | None = None,
         states: SequenceStates | None = None,
         chunk_tokens: int = 128,
+        parallel: int | None = None,
+        reuse_after_edit: bool = False,
     ) -> None:
         self.model = model
         self.scheduler = scheduler if scheduler is not None else Scheduler()
         # Not `states or ...`: an empty SequenceStates is falsy (it has a length).
         self.states = states if states is not None else SequenceStates(0)
         self.chunk_tokens = chunk_tokens
+        # Keep chunks below an edit at new positions (approximate: see daemon.engine.reuse).
+        self.reuse_after_edit = reuse_after_edit
+        self._ctx = model.llm._ctx.ctx
+        memory = llama_cpp.llama_get_memory(self._ctx)
+        sequences = int(llama_cpp.llama_n_seq_max(self._ctx))
+        scratch = sequences >= 2
+        count = sequences - 1 if scratch else 1
+        self.slots = Slots(
+            self._ctx,
+            count,
+            self.states,
+            scratch=scratch,
+            can_shift=bool(llama_cpp.llama_memory_can_shift(memory)),
+            max_gap=chunk_tokens,
+        )
+        self.parallel = max(1, min(parallel or count, count))
+        self.n_ctx = model.facts.n_ctx
+        self._batch = TokenBatch(max(int(llama_cpp.llama_n_batch(self._ctx)), 1))
+        self._running: list[_Running] = []
         self._thread: threading.Thread | None = None
         self._closed = False
-        self.busy = False
+        self._turn = 0
         self.stats = EngineStats()
         self.speed = SpeedMeter()
         self.ready = threading.Event()
@@ -117,6 +172,17 @@ class Engine:
             pending.end(Finished("cancelled", 0, ""))
         if self._thread is not None:
             self._thread.join(timeout=30)
+        self.slots.clear()
+        self._batch.close()
+
+    @property
+    def busy(self) -> bool:
+        return bool(self._running)
+
+    @property
+    def running(self) -> int:
+        """Jobs in a slot now (generating, evaluating their prompt, or paused)."""
+        return len(self._running)
 
     @property
     def queue_depth(self) -> int:
@@ -195,59 +261,77 @@ class Engine:
             self.stats.cancelled += 1
             job.end(Finished("cancelled", 0, ""))
 
+    def run_here(self, job: Job) -> None:
+        """Run one job to its end on the calling thread (the engine must not be started):
+        the benchmark times the generation loop so, on the same thread as a direct call."""
+        if self._start(job):
+            while any(r.job is job for r in self._running):
+                self._step()
+
     # -- the worker ------------------------------------------------------------------------
     def _work(self) -> None:
         try:
             self._warm_up()
         finally:
             self.ready.set()
-        while True:
-            job = self.scheduler.next_job()
+        while not self._closed:
+            if not self._running:
+                job = self.scheduler.next_job()
+                if job is None:
+                    break
+                assert isinstance(job, Job)
+                self._start(job)
+            self._admit()
+            if self._running:
+                try:
+                    self._step()
+                except Exception as exc:  # the worker must survive anything one step does
+                    log.exception("a decode step failed")
+                    self._fail(list(self._running), str(exc))
+        for running in list(self._running):
+            running.job.cancel()
+            self._end(running, "cancelled")
+
+    def _admit(self) -> None:
+        """Start waiting jobs while there is room; make room for a more urgent one."""
+        while len(self._running) < self.parallel:
+            job = self.scheduler.next_job(timeout=0)
             if job is None:
                 return
             assert isinstance(job, Job)
-            self.busy = True
-            started = time.perf_counter()
-            try:
-                self._run(job)
-            except _Yielded:
-                self.stats.yielded += 1
-                job.yields += 1
-                self.scheduler.finished(job, time.perf_counter() - started)
-                self.scheduler.submit(job, front=True)
-                continue
-            except Exception as exc:  # the worker must survive anything one job does
-                log.exception("generation failed")
-                self._reset_context()
-                self.stats.errors += 1
-                job.end(Finished("error", 0, "", error=str(exc)))
-            finally:
-                self.busy = False
-            self.scheduler.finished(job, time.perf_counter() - started)
+            self._start(job)
+        least = max(self._running, key=lambda r: (r.job.priority, r.job.submitted_at))
+        if least.job.preemptible and self.scheduler.waiting_above(least.job.priority):
+            self._give_way(least)
+            self._admit()
 
     def _warm_up(self) -> None:
         """A short prompt and a few decodes: the first real request does not pay for lazy
         initialisation, and the speed meter starts from this machine's figures."""
-        llm = self.model.llm
         start = [self.model.bos_token] if self.model.bos_token is not None else []
         tokens = start + self.model.tokenize_text(_WARM_UP_TEXT)
-        llm.eval(tokens[:8])  # lazy initialisation, not timed
+        self.slots.clear()  # whatever an earlier engine on this context left
+        seq = self.slots.slots[0].seq
+        self._decode_alone(tokens[:8], 0, seq)  # lazy initialisation, not timed
         began = time.perf_counter()
-        llm.eval(tokens[8:])
+        self._decode_alone(tokens[8:], 8, seq)
         self.speed.record_prompt(len(tokens) - 8, time.perf_counter() - began)
         sampler = _internals.LlamaSampler()
         sampler.add_greedy()
         began = time.perf_counter()
+        position = len(tokens)
         for _ in range(_WARM_UP_DECODES):
-            token = sampler.sample(llm._ctx, -1)
-            llm.eval([token])
+            token = llama_cpp.llama_sampler_sample(sampler.sampler, self._ctx, -1)
+            self._decode_alone([token], position, seq)
+            position += 1
         self.speed.record_decode(_WARM_UP_DECODES, time.perf_counter() - began)
-        self._reset_context()
+        self.slots.clear()
 
-    def _reset_context(self) -> None:
-        llm = self.model.llm
-        llm.n_tokens = 0
-        llm._ctx.kv_cache_clear()
+    def _decode_alone(self, tokens: list[int], start: int, seq: int) -> None:
+        self._batch.clear()
+        self._batch.add(tokens, start, seq)
+        if llama_cpp.llama_decode(self._ctx, self._batch.raw) != 0:
+            raise RuntimeError("llama_decode failed while warming up")
 
     def _make_sampler(self, budget: Budget) -> _internals.LlamaSampler:
         sampler = _internals.LlamaSampler()
@@ -269,6 +353,106 @@ class Engine:
             return "deadline"
         return None
 
+    # -- starting and ending jobs ----------------------------------------------------------
+    def _start(self, job: Job) -> bool:
+        """Give a job a slot and plan its prompt; False when it ended at once."""
+        now = time.perf_counter()
+        if job.started_at is None:
+            job.started_at = now
+        job._yield.clear()
+        reason = self._interrupted(job)
+        if reason:
+            done = job.progress
+            self._finish(job, reason, len(done.ids) if done else 0, done.text if done else "")
+            self.scheduler.finished(job, 0.0)
+            return False
+        scoring = job.scoring
+        progress = job.progress
+        prompt = job.tokens + (progress.ids if progress else [])
+        limit = len(prompt) if scoring else len(prompt) + 1
+        if limit > self.n_ctx:
+            error = f"the prompt has {len(prompt)} tokens; the context holds {self.n_ctx}"
+            self.stats.errors += 1
+            job.end(Finished("error", 0, "", error=error))
+            self.scheduler.finished(job, 0.0)
+            return False
+        wanted = prompt[: scoring.next_index] if scoring else prompt
+        claim = self.slots.claim(wanted, move=scoring is None and self.reuse_after_edit)
+        if claim is None:  # every slot is busy: wait for one
+            self.scheduler.finished(job, 0.0)
+            self.scheduler.submit(job, front=True)
+            return False
+        slot, plan = claim.slot, claim.plan
+        if scoring is not None:
+            keep = plan.prefix - plan.prefix % ROW_GROUP
+            self.slots.remove(slot.seq, keep)
+            slot.tokens = slot.tokens[:keep]
+            gaps = [(keep, len(prompt) - 1)]
+            reused = keep
+        else:
+            gaps = plan.gaps()
+            reused = plan.reused
+            self.stats.prompt_tokens_moved += plan.reused - plan.prefix
+        produced = len(progress.ids) if progress else 0
+        running = _Running(
+            job=job,
+            slot=slot,
+            prompt=prompt,
+            gaps=gaps,
+            reused=reused,
+            max_tokens=min(job.budget.max_tokens - produced, self.n_ctx - len(prompt)),
+            produced=produced,
+            began=now,
+        )
+        if scoring is not None and scoring.reused is None:
+            scoring.reused = reused
+        self._running.append(running)
+        return True
+
+    def _give_way(self, running: _Running) -> None:
+        """A less urgent job leaves its place to a waiting one, and goes back to its line."""
+        job = running.job
+        if running.answer is not None:
+            job.progress = running.answer.progress()
+            self._record_decode(running)
+        self._running.remove(running)
+        self.slots.release(running.slot)
+        job.yields += 1
+        self.stats.yielded += 1
+        self.scheduler.finished(job, time.perf_counter() - running.began)
+        self.scheduler.submit(job, front=True)
+
+    def _end(self, running: _Running, reason: str, logprobs: tuple[float, ...] | None = None):
+        """End a running job: flush its held-back text, send ``Finished``, free its slot."""
+        job = running.job
+        answer = running.answer
+        if answer is not None:
+            self._record_decode(running)
+            tail = answer.finish(complete=reason in ("stop", "length"))
+            if tail:
+                if job.first_token_at is None:
+                    job.first_token_at = time.perf_counter()
+                job.sink(TokenText(tail))
+            self._finish(job, reason, len(answer.ids), answer.text, logprobs)
+        else:
+            done = job.progress
+            tokens = len(done.ids) if done else 0
+            self._finish(job, reason, tokens, done.text if done else "", logprobs)
+        job.progress = None
+        self._running.remove(running)
+        self.slots.release(running.slot)
+        self.scheduler.finished(job, time.perf_counter() - running.began)
+
+    def _fail(self, failed: list[_Running], error: str) -> None:
+        for running in failed:
+            self.slots.reset(running.slot)
+            self.stats.errors += 1
+            running.job.progress = None
+            running.job.end(Finished("error", 0, "", error=error))
+            self._running.remove(running)
+            self.slots.release(running.slot)
+            self.scheduler.finished(running.job, time.perf_counter() - running.began)
+
     def _finish(
         self,
         job: Job,
@@ -288,215 +472,198 @@ class Engine:
             stats.deadline += 1
         job.end(Finished(reason, tokens, text, logprobs=logprobs))
 
-    def _run(self, job: Job) -> None:
-        if not self._begin(job):
-            return
-        if job.scoring is not None:
-            self._score(job, job.scoring)
-        else:
-            self._complete(job)
+    def _record_decode(self, running: _Running) -> None:
+        made = len(running.answer.ids) - running.produced if running.answer else 0
+        if running.decode_began:
+            self.speed.record_decode(made, time.perf_counter() - running.decode_began)
 
-    def _begin(self, job: Job) -> bool:
-        """Start (or resume) a job; False when it already ended (cancelled, or too late)."""
-        if job.started_at is None:
-            job.started_at = time.perf_counter()
-        job._yield.clear()
-        if self.scheduler.waiting_above(job.priority):
-            job.request_yield()  # something more urgent arrived while this one was picked
-        reason = self._interrupted(job)
-        if reason:
-            done = job.progress
-            self._finish(job, reason, len(done.ids) if done else 0, done.text if done else "")
-            return False
-        return True
-
-    def _complete(self, job: Job) -> None:
-        """Evaluate the prompt (past its reused prefix) in chunks, then generate."""
-        llm = self.model.llm
-        n_ctx = llm.n_ctx()
-        prompt = job.tokens + (job.progress.ids if job.progress else [])
-        if len(prompt) >= n_ctx:
-            raise ValueError(f"the prompt has {len(prompt)} tokens; the context holds {n_ctx}")
-        produced = len(job.progress.ids) if job.progress else 0
-        max_tokens = min(job.budget.max_tokens - produced, n_ctx - len(prompt))
-
-        reused = self._reuse_prefix(prompt)
-        rest = prompt[reused:]
-        began = time.perf_counter()
-        for start in range(0, len(rest), self.chunk_tokens):
-            reason = self._interrupted(job)
+    # -- one step --------------------------------------------------------------------------
+    def _step(self) -> None:
+        for running in list(self._running):
+            reason = self._interrupted(running.job)
             if reason:
-                done = job.progress
-                self._finish(job, reason, produced, done.text if done else "")
-                return
-            if job._yield.is_set():
-                raise _Yielded  # the evaluated part of the prompt stays, saved or live
-            llm.eval(rest[start : start + self.chunk_tokens])
-        self.stats.prompt_tokens_evaluated += len(rest)
-        self.stats.prompt_tokens_reused += reused
-        self.speed.record_prompt(len(rest), time.perf_counter() - began)
-        if job.prompt_done_at is None:
-            job.prompt_done_at = time.perf_counter()
-            job.sink(PromptEvaluated(len(job.tokens), reused))
-        self._generate(job, max_tokens)
+                self._end(running, reason)
+        if not self._running:
+            return
+        tier = min(r.job.priority for r in self._running)
+        live = []
+        for running in self._running:
+            if running.job.priority == tier:
+                running.paused = False
+                live.append(running)
+            elif not running.paused:
+                running.paused = True  # a more urgent job runs: this one waits in its slot
+                running.job.yields += 1
+                self.stats.yielded += 1
+        work = self._fill(live)
+        if not work:  # nothing fits this step (a gap waits for the scratch sequence)
+            time.sleep(0.001)
+            return
+        self._decode(work)
 
-    def _score(self, job: Job, scoring: Scoring) -> None:
-        """Score ``job.tokens[score_from:]``. The live prefix is kept up to the token before
-        the first one still to score (its row of logits predicts that one), less a few tokens
-        to start at a multiple of ``ROW_GROUP``; the rest but the last token (which predicts
-        nothing scored) is evaluated in chunks of at most one batch, with logits for every
-        position."""
-        llm = self.model.llm
-        tokens = job.tokens
-        if len(tokens) > llm.n_ctx():
-            raise ValueError(f"{len(tokens)} tokens to score; the context holds {llm.n_ctx()}")
-        reused = self._reuse_prefix(tokens[: scoring.next_index], align=ROW_GROUP)
-        if scoring.reused is None:
-            scoring.reused = reused
-        step = chunk_size(self.chunk_tokens, llm.n_batch)
-        end = len(tokens) - 1
-        for start in range(reused, end, step):
-            if self._halted(job):
-                return
-            stop = min(start + step, end)
-            scoring.logprobs += score_chunk(llm, tokens, start, stop, scoring.next_index)
-        self.stats.prompt_tokens_evaluated += end - reused
-        self.stats.prompt_tokens_reused += reused
-        self.stats.tokens_scored += len(scoring.logprobs)
-        job.prompt_done_at = time.perf_counter()
-        job.sink(PromptEvaluated(len(tokens), scoring.reused))
-        self._finish(job, "scored", 0, "", tuple(scoring.logprobs))
-
-    def _halted(self, job: Job) -> bool:
-        """Between chunks of a scoring job: end it when cancelled or too late (True), put it
-        back when a more urgent job waits (what it scored so far stays with it)."""
-        reason = self._interrupted(job)
-        if reason:
-            self._finish(job, reason, 0, "")
-            return True
-        if job._yield.is_set():
-            raise _Yielded
-        return False
-
-    def _reuse_prefix(self, tokens: list[int], align: int = 1) -> int:
-        """Keep (or restore) the longest saved prefix of ``tokens`` (cut to a multiple of
-        ``align``); return how many tokens it saves."""
-        llm = self.model.llm
-        wanted = np.asarray(tokens, dtype=np.intc)
-        live = common_prefix(llm._input_ids, wanted)
-        if self.states.enabled:
-            state_id, saved = self.states.best(wanted)
-            if state_id is not None and saved >= live + MIN_GAIN:
-                if llm.n_tokens - live >= MIN_TOKENS:
-                    self.states.save(llm)  # the live context is worth coming back to
-                restored = self.states.restore(llm, state_id)
-                live = common_prefix(llm._input_ids, wanted) if restored else 0
-            elif llm.n_tokens - live >= MIN_TOKENS and live < llm.n_tokens // 2:
-                # This prompt is about to overwrite a long, different context: keep a copy.
-                self.states.save(llm)
-        # At least one token must be evaluated to have fresh logits to sample from.
-        keep = min(live, len(tokens) - 1)
-        keep -= keep % align
-        if keep < llm.n_tokens and not llm._ctx.kv_cache_seq_rm(-1, keep, -1):
-            keep = 0
-            llm._ctx.kv_cache_clear()
-        llm.n_tokens = keep
-        return keep
-
-    def _generate(self, job: Job, max_tokens: int) -> None:
-        llm = self.model.llm
-        sampler = self._make_sampler(job.budget)
-        decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
-        progress = job.progress or Progress()
-        decoder.setstate(progress.decoder_state)
-        stops = job.stop_strings
-        longest_stop = max((len(s) for s in stops), default=0)
-        ids = progress.ids
-        text = progress.text  # everything emitted so far
-        pending = progress.pending  # text held back: it may begin a stop string or a line
-        budget_left = max_tokens
-        reason = "length"
-        began, produced = time.perf_counter(), len(ids)
-        while budget_left > 0:
-            interrupted = self._interrupted(job)
-            if interrupted:
-                reason = interrupted
+    def _fill(self, live: list[_Running]) -> list[tuple]:
+        """Put this step's tokens into the batch; return what each entry is for."""
+        batch = self._batch
+        batch.clear()
+        work: list[tuple] = []
+        # Scoring chunks first, each starting at a multiple of ROW_GROUP in the batch, so a
+        # token's score does not depend on what else was decoded with it.
+        for running in live:
+            if running.job.scoring is None or batch.size % ROW_GROUP:
+                continue
+            start, end = running.gaps[0]
+            size = chunk_size(self.chunk_tokens, batch.room) if batch.room >= ROW_GROUP else 0
+            if size <= 0:
                 break
-            if job._yield.is_set():
-                job.progress = Progress(ids, text, pending, decoder.getstate())
-                self.speed.record_decode(len(ids) - produced, time.perf_counter() - began)
-                raise _Yielded
-            token = sampler.sample(llm._ctx, -1)
-            if token in self._stop_tokens:
-                reason = "stop"
+            stop = min(start + size, end)
+            first, _ = batch.add(running.prompt[start:stop], start, running.slot.seq, "all")
+            work.append(("score", running, first, start, stop))
+        for running in live:
+            if running.next_token is not None and batch.room:
+                index, _ = batch.add([running.next_token], running.position, running.slot.seq)
+                work.append(("token", running, index))
+        prompts = [r for r in live if r.job.scoring is None and r.next_token is None and r.gaps]
+        if prompts:
+            self._turn = (self._turn + 1) % len(prompts)
+            prompts = prompts[self._turn :] + prompts[: self._turn]
+        budget = self.chunk_tokens
+        scratch_used = False
+        for running in prompts:
+            if budget <= 0 or not batch.room:
                 break
-            ids.append(token)
-            budget_left -= 1
-            pending += decoder.decode(self.model.piece(token))
-            if stops:
-                hit = _find_stop(pending, stops)
-                if hit is not None:
-                    pending = pending[:hit]
-                    reason = "stop"
-                    break
-                held = _stop_prefix_length(pending, stops, longest_stop)
-                emit, pending = pending[: len(pending) - held], pending[len(pending) - held :]
+            start, end = running.gaps[0]
+            if end < len(running.prompt):  # a gap before moved chunks: evaluated aside
+                size = end - start
+                if scratch_used or self.slots.scratch is None or size > min(budget, batch.room):
+                    continue
+                scratch = self.slots.scratch
+                self.slots.remove(scratch, -1, -1)
+                llama_cpp.llama_memory_seq_cp(
+                    self.slots.memory, running.slot.seq, scratch, 0, start
+                )
+                batch.add(running.prompt[start:end], start, scratch, "none")
+                work.append(("gap", running, start, end))
+                scratch_used = True
+                budget -= size
+                continue
+            stop = min(end, start + min(budget, batch.room))
+            _, last = batch.add(
+                running.prompt[start:stop],
+                start,
+                running.slot.seq,
+                "last" if stop == end else "none",
+            )
+            work.append(("prompt", running, last - 1, start, stop))
+            budget -= stop - start
+        return work
+
+    def _decode(self, work: list[tuple]) -> None:
+        batch = self._batch
+        while (code := llama_cpp.llama_decode(self._ctx, batch.raw)) == 1:
+            if not self.slots.evict():  # the KV cache is full: empty a free slot and retry
+                break
+        scratch = self.slots.scratch
+        if code != 0:
+            if scratch is not None:
+                self.slots.remove(scratch, -1, -1)
+            failed = list(dict.fromkeys(item[1] for item in work))
+            why = "the model's KV cache is full" if code == 1 else f"llama_decode returned {code}"
+            self._fail(failed, why)
+            return
+        self.stats.steps += 1
+        if len({id(item[1]) for item in work}) > 1:
+            self.stats.batched_steps += 1
+        for item in work:
+            kind, running = item[0], item[1]
+            if running not in self._running:
+                continue
+            if kind == "score":
+                self._scored(running, *item[2:])
+            elif kind == "gap":
+                _, _, start, end = item
+                llama_cpp.llama_memory_seq_cp(
+                    self.slots.memory, scratch, running.slot.seq, start, end
+                )
+                running.gaps.pop(0)
+                running.slot.tokens = running.prompt[: running.gaps[0][0]]
+                self.stats.prompt_tokens_evaluated += end - start
+            elif kind == "prompt":
+                _, _, index, start, stop = item
+                running.slot.tokens = running.prompt[:stop]
+                self.stats.prompt_tokens_evaluated += stop - start
+                if stop < running.gaps[0][1]:
+                    running.gaps[0] = (stop, running.gaps[0][1])
+                else:
+                    running.gaps.pop(0)
+                if not running.gaps:
+                    self._prompt_done(running)
+                    self._take(running, self._sample(running, index))
             else:
-                emit, pending = pending, ""
-            ended = False
-            if job.until is not None and emit:
-                emit, pending, ended = _gate_lines(job.until, text, emit, pending)
-            if emit:
-                if job.first_token_at is None:
-                    job.first_token_at = time.perf_counter()
-                text += emit
-                job.sink(TokenText(emit))
-            if ended:
-                reason = "stop"
-                break
-            if budget_left <= 0:
-                break
-            if job.cancelled:
-                reason = "cancelled"
-                break
-            llm.eval([token])
-        job.progress = None
-        self.speed.record_decode(len(ids) - produced, time.perf_counter() - began)
-        pending += decoder.decode(b"", final=True)
-        if job.until is not None and pending and reason in ("stop", "length"):
-            cut = job.until(text + pending + "\n")
-            if cut is not None:
-                pending = (text + pending)[len(text) : max(cut, len(text))]
-        if pending and reason in ("stop", "length"):
+                running.slot.tokens.append(running.next_token)
+                running.next_token = None
+                self._take(running, self._sample(running, item[2]))
+        if scratch is not None and any(item[0] == "gap" for item in work):
+            self.slots.remove(scratch, -1, -1)
+
+    def _scored(self, running: _Running, first: int, start: int, stop: int) -> None:
+        scoring = running.job.scoring
+        assert scoring is not None
+        tokens = running.prompt
+        pointer = llama_cpp.llama_get_logits_ith(self._ctx, first)
+        logits = np.ctypeslib.as_array(pointer, shape=(stop - start, self.model.n_vocab))
+        scoring.logprobs += chunk_logprobs(logits, tokens, start, stop, scoring.next_index)
+        running.slot.tokens = tokens[:stop]
+        self.stats.prompt_tokens_evaluated += stop - start
+        end = running.gaps[0][1]
+        if stop < end:
+            running.gaps[0] = (stop, end)
+            return
+        self.stats.prompt_tokens_reused += running.reused
+        self.stats.tokens_scored += len(scoring.logprobs)
+        running.job.prompt_done_at = time.perf_counter()
+        reused = scoring.reused if scoring.reused is not None else running.reused
+        running.job.sink(PromptEvaluated(len(tokens), reused))
+        self._end(running, "scored", tuple(scoring.logprobs))
+
+    def _prompt_done(self, running: _Running) -> None:
+        job = running.job
+        now = time.perf_counter()
+        evaluated = len(running.prompt) - running.reused
+        self.stats.prompt_tokens_reused += running.reused
+        self.speed.record_prompt(evaluated, now - running.began)
+        if job.prompt_done_at is None:
+            job.prompt_done_at = now
+            job.sink(PromptEvaluated(len(job.tokens), running.reused))
+        running.sampler = self._make_sampler(job.budget)
+        running.answer = AnswerText(job.stop_strings, job.until, job.progress)
+        running.budget_left = running.max_tokens
+        running.decode_began = now
+        if running.budget_left <= 0:
+            self._end(running, "length")
+
+    def _sample(self, running: _Running, index: int) -> int | None:
+        if running not in self._running or running.sampler is None:
+            return None
+        return int(llama_cpp.llama_sampler_sample(running.sampler.sampler, self._ctx, index))
+
+    def _take(self, running: _Running, token: int | None) -> None:
+        """Add a sampled token to a job's answer; end the job when the answer is complete."""
+        if token is None:
+            return
+        job = running.job
+        if token in self._stop_tokens:
+            self._end(running, "stop")
+            return
+        running.budget_left -= 1
+        assert running.answer is not None
+        emit, ended = running.answer.add(token, self.model.piece(token))
+        if emit:
             if job.first_token_at is None:
                 job.first_token_at = time.perf_counter()
-            text += pending
-            job.sink(TokenText(pending))
-        self._finish(job, reason, len(ids), text)
-
-
-def _gate_lines(until: Until, text: str, emit: str, pending: str) -> tuple[str, str, bool]:
-    """Release only complete lines of ``emit`` and ask ``until`` whether the answer ended."""
-    newline = emit.rfind("\n")
-    pending = emit[newline + 1 :] + pending
-    emit = emit[: newline + 1]
-    if not emit:
-        return "", pending, False
-    cut = until(text + emit)
-    if cut is None:
-        return emit, pending, False
-    return (text + emit)[len(text) : max(cut, len(text))], "", True
-
-
-def _stop_prefix_length(text: str, stops: tuple[str, ...], longest: int) -> int:
-    """Length of the longest end of ``text`` that could still grow into a stop string."""
-    for size in range(min(len(text), longest - 1), 0, -1):
-        tail = text[-size:]
-        if any(stop.startswith(tail) for stop in stops):
-            return size
-    return 0
-
-
-def _find_stop(text: str, stops: tuple[str, ...]) -> int | None:
-    found = [i for s in stops if (i := text.find(s)) >= 0]
-    return min(found) if found else None
+            job.sink(TokenText(emit))
+        if ended:
+            self._end(running, "stop")
+        elif running.budget_left <= 0:
+            self._end(running, "length")
+        else:
+            running.next_token = token

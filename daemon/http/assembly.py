@@ -66,10 +66,19 @@ def build_daemon(settings: Settings) -> Daemon:
         n_gpu_layers=settings.n_gpu_layers,
         prompt_format=settings.prompt_format,
         fingerprint_memo=settings.cache_dir / "fingerprints.json",
+        sequences=max(settings.kv_slots, settings.parallel) + 1,  # and one scratch sequence
+        kv_cells=settings.n_ctx * settings.parallel,
     )
     scheduler = Scheduler(settings.queue_size, settings.user_queue_size)
     states = SequenceStates(settings.kv_states_bytes)
-    engine = Engine(model, scheduler, states, chunk_tokens=settings.chunk_tokens)
+    engine = Engine(
+        model,
+        scheduler,
+        states,
+        chunk_tokens=settings.chunk_tokens,
+        parallel=settings.parallel,
+        reuse_after_edit=settings.reuse_after_edit,
+    )
     engine.start()
     cache = ResultCache(
         settings.resolved_cache_path,

@@ -68,14 +68,19 @@ def serve(settings: Settings, announce: Callable[[str], None]) -> None:
     runtime = daemon.runtime
     facts = runtime.model.facts
     stats = runtime.cache.stats()
-    offload = "on" if facts.gpu_offload else "unavailable"
+    if facts.gpu_offload:
+        offload = f"{facts.n_gpu_layers} of {facts.n_layers} layers on the GPU"
+    else:
+        offload = "no GPU offload in this llama.cpp build"
+    engine = runtime.engine
     announce(
         f"assist daemon listening on {settings.daemon_url} (pid {os.getpid()})\n"
         f"  model    {facts.name} [{facts.source}] {facts.path}\n"
         f"  format   {facts.prompt_format}, context {facts.n_ctx} tokens, "
         f"loaded in {facts.load_seconds:.2f} s\n"
-        f"  backend  {facts.backend} (GPU offload {offload}, {facts.n_gpu_layers} layers "
-        f"offloaded, {facts.n_threads} threads)\n"
+        f"  backend  {facts.backend} ({offload}, {facts.n_threads} threads)\n"
+        f"  engine   {engine.parallel} jobs decoded together, {len(engine.slots)} documents kept "
+        f"in the KV cache\n"
         f"  cache    {stats['path']} ({stats['entries']} entries, {runtime.cache.status})\n"
         f"  access   "
         + (

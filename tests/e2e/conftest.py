@@ -18,6 +18,8 @@ from daemon.client.daemon_client import DaemonClient
 from daemon.client.launcher import free_port, launch
 from daemon.protocol import Health
 from daemon.settings import Settings, load_settings
+from models.loaded import LoadedModel
+from models.resolve import resolve_model
 
 
 @dataclass
@@ -73,3 +75,23 @@ def daemon(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RunningDaemon]:
     running = start_daemon(tmp_path_factory.mktemp("daemon"))
     yield running
     running.stop()
+
+
+@pytest.fixture(scope="session")
+def engine_model() -> Iterator[LoadedModel]:
+    """The embedded model in this process, for the engine's own tests: five sequences (four
+    slots and a scratch one) sharing 8,192 KV cells, 2,048 a prompt."""
+    settings = load_settings()
+    loaded = LoadedModel(
+        resolve_model(None, settings.cache_dir, settings.model),
+        n_ctx=2048,
+        n_batch=512,
+        n_threads=None,
+        n_gpu_layers=-1,
+        prompt_format=None,
+        fingerprint_memo=settings.cache_dir / "fingerprints.json",
+        sequences=5,
+        kv_cells=8192,
+    )
+    yield loaded
+    loaded.close()

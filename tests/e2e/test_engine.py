@@ -14,26 +14,13 @@ from daemon.engine.jobs import Budget, Finished, PromptEvaluated, TokenText
 from daemon.engine.kv_states import SequenceStates
 from daemon.engine.scheduler import Priority, Scheduler
 from daemon.engine.worker import Engine
-from daemon.settings import load_settings
 from models.loaded import LoadedModel
-from models.resolve import resolve_model
 from tests.e2e.documents import NUMBERS
 
 
 @pytest.fixture(scope="module")
-def model() -> Iterator[LoadedModel]:
-    settings = load_settings()
-    loaded = LoadedModel(
-        resolve_model(None, settings.cache_dir, settings.model),
-        n_ctx=2048,
-        n_batch=512,
-        n_threads=None,
-        n_gpu_layers=-1,
-        prompt_format=None,
-        fingerprint_memo=settings.cache_dir / "fingerprints.json",
-    )
-    yield loaded
-    loaded.close()
+def model(engine_model: LoadedModel) -> LoadedModel:
+    return engine_model
 
 
 @pytest.fixture
@@ -162,9 +149,11 @@ def test_long_whitespace_pieces_round_trip(model):
 
 def test_a_saved_state_is_restored_when_switching_back(engine, model):
     first = prompt(model, "# file one\n" + NUMBERS)
-    second = prompt(model, "# file two\n" + "".join(f"item_{i} = {i}\n" for i in range(80)))
     run(engine, first, budget(max_tokens=1))
-    run(engine, second, budget(max_tokens=1))  # overwrites the live context, after saving it
+    # As many other files as the KV cache has sequences: the first one's gives way, saved.
+    for n in range(len(engine.slots)):
+        other = "".join(f"item_{n}_{i} = {i}\n" for i in range(40))
+        run(engine, prompt(model, f"# file {n}\n" + other), budget(max_tokens=1))
     _, events = run(engine, first + model.tokenize_text("40,\n"), budget(max_tokens=1))
     evaluated = next(e for e in events if isinstance(e, PromptEvaluated))
     assert evaluated.reused_tokens >= len(first) - 1

@@ -1,8 +1,8 @@
-"""Stop-string handling of the engine: hold back only what could still become a stop."""
+"""A generating job's text: stop strings held back and cut, whole lines, exact resumption."""
 
 from __future__ import annotations
 
-from daemon.engine.worker import _find_stop, _gate_lines, _stop_prefix_length
+from daemon.engine.answer_text import AnswerText, _find_stop, _gate_lines, _stop_prefix_length
 
 
 def test_nothing_is_held_when_no_stop_can_start():
@@ -31,3 +31,49 @@ def test_line_gate_ends_where_until_says():
 
     emit, pending, ended = _gate_lines(until, "x = 1\n", "y = 2\ndef g():\n", "")
     assert ended and emit == "y = 2\n" and pending == ""
+
+
+def feed(answer: AnswerText, pieces: list[bytes]) -> tuple[str, bool]:
+    shown, ended = "", False
+    for token, piece in enumerate(pieces):
+        emit, ended = answer.add(token, piece)
+        shown += emit
+        if ended:
+            break
+    return shown, ended
+
+
+def test_a_stop_string_split_across_tokens_ends_the_answer_before_it():
+    answer = AnswerText(("\n\n",), None, None)
+    shown, ended = feed(answer, [b"x = 1", b"\n", b"\ny = 2"])
+    assert ended and shown == "x = 1" and answer.finish(complete=True) == ""
+    assert answer.text == "x = 1"
+
+
+def test_a_character_split_across_tokens_is_shown_whole():
+    answer = AnswerText((), None, None)
+    shown, _ = feed(answer, ["é".encode()[:1], "é".encode()[1:] + b"!"])
+    assert shown == "é!"
+
+
+def test_lines_are_released_whole_and_until_ends_the_answer():
+    def until(text: str) -> int | None:
+        return text.index("end\n") if "end\n" in text else None
+
+    answer = AnswerText((), until, None)
+    shown, ended = feed(answer, [b"a = 1\nb", b" = 2\n", b"end\nmore\n"])
+    assert ended and shown == "a = 1\nb = 2\n"
+
+
+def test_an_answer_resumed_from_its_progress_goes_on_exactly():
+    pieces = [b"total", b" = ", "é".encode()[:1], "é".encode()[1:], b"\n", b"done"]
+    whole = AnswerText(("STOP",), None, None)
+    expected, _ = feed(whole, pieces)
+    expected += whole.finish(complete=True)
+    first = AnswerText(("STOP",), None, None)
+    shown, _ = feed(first, pieces[:3])
+    resumed = AnswerText(("STOP",), None, first.progress())
+    for token, piece in enumerate(pieces[3:]):
+        shown += resumed.add(token, piece)[0]
+    shown += resumed.finish(complete=True)
+    assert shown == expected == "total = é\ndone"

@@ -11,7 +11,7 @@ from daemon.engine.scheduler import Admission, Priority, Scheduler
 from daemon.errors import Busy
 
 
-@dataclass
+@dataclass(eq=False)
 class FakeJob:
     name: str
     priority: Priority = Priority.INTERACTIVE

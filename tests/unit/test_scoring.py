@@ -9,9 +9,8 @@ import time
 import numpy as np
 import pytest
 
-from daemon.engine import scoring
 from daemon.engine.scheduler import Priority
-from daemon.engine.scoring import ROW_GROUP, chunk_size, score_chunk, token_logprobs
+from daemon.engine.scoring import ROW_GROUP, chunk_logprobs, chunk_size, token_logprobs
 from daemon.pipeline.backend import Scored
 from tests.unit.scripted_backend import ScriptedBackend, in_turn
 
@@ -64,29 +63,19 @@ def test_chunks_are_a_multiple_of_the_row_group_and_fit_a_batch():
     assert chunk_size(2, 512) == ROW_GROUP
 
 
-class PerfectModel:
+def perfect_rows(start: int, stop: int, n_vocab: int) -> np.ndarray:
     """Logits that put all the weight on the token at the next position (tokens are their
     positions), so a score of about 0 means the rows were paired with the right tokens."""
-
-    def __init__(self, n_vocab: int) -> None:
-        self.n_vocab = n_vocab
-        self.n_tokens = 0
-
-    def decode(self, llm: object, chunk: list[int]) -> np.ndarray:
-        rows = np.zeros((len(chunk), self.n_vocab), dtype=np.float32)
-        for i in range(len(chunk)):
-            rows[i, self.n_tokens + i + 1] = 60.0
-        self.n_tokens += len(chunk)
-        return rows
+    rows = np.zeros((stop - start, n_vocab), dtype=np.float32)
+    for i in range(stop - start):
+        rows[i, start + i + 1] = 60.0
+    return rows
 
 
 @pytest.mark.parametrize(("start", "first"), [(0, 1), (0, 5), (4, 5), (8, 20)])
-def test_each_row_scores_the_token_after_its_position(monkeypatch, start, first):
+def test_each_row_scores_the_token_after_its_position(start, first):
     tokens = list(range(30))
-    model = PerfectModel(n_vocab=40)
-    model.n_tokens = start
-    monkeypatch.setattr(scoring, "decode_with_logits", model.decode)
-    picked = score_chunk(object(), tokens, start, 29, first)  # type: ignore[arg-type]
+    picked = chunk_logprobs(perfect_rows(start, 29, n_vocab=40), tokens, start, 29, first)
     assert len(picked) == 29 - (first - 1)  # tokens first..29
     assert max(abs(p) for p in picked) < 1e-6
 

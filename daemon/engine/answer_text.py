@@ -1,0 +1,93 @@
+"""The text of a generating job, token by token: what to show now and when the answer ends.
+
+Token bytes are decoded incrementally (a character split across tokens waits for its last
+byte). Text that may be the beginning of a stop string is held back until it is clear; a stop
+string ends the answer before it. With an ``until`` judge, text is released a whole line at a
+time and ``until`` decides after each line whether the answer is complete (and where it ends).
+The state can be saved as a ``Progress`` when a job yields, and resumed exactly.
+"""
+
+from __future__ import annotations
+
+import codecs
+
+from daemon.engine.jobs import Progress, Until
+
+
+class AnswerText:
+    def __init__(self, stops: tuple[str, ...], until: Until | None, progress: Progress | None):
+        progress = progress or Progress()
+        self.stops = stops
+        self.until = until
+        self._longest = max((len(s) for s in stops), default=0)
+        self._decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
+        self._decoder.setstate(progress.decoder_state)
+        self.ids = progress.ids
+        self.resumed_from = len(progress.ids)
+        self.text = progress.text  # everything released so far
+        self.pending = progress.pending  # held back: it may begin a stop string or a line
+
+    def add(self, token: int, piece: bytes) -> tuple[str, bool]:
+        """Take one generated token; return the text to release now and whether the
+        answer ended (a stop string, or ``until`` found its end)."""
+        self.ids.append(token)
+        pending = self.pending + self._decoder.decode(piece)
+        if self.stops:
+            hit = _find_stop(pending, self.stops)
+            if hit is not None:
+                self.pending = pending[:hit]
+                return "", True
+            held = _stop_prefix_length(pending, self.stops, self._longest)
+            emit, pending = pending[: len(pending) - held], pending[len(pending) - held :]
+        else:
+            emit, pending = pending, ""
+        ended = False
+        if self.until is not None and emit:
+            emit, pending, ended = _gate_lines(self.until, self.text, emit, pending)
+        self.pending = "" if ended else pending
+        self.text += emit
+        return emit, ended
+
+    def finish(self, complete: bool) -> str:
+        """The held-back text to release at the end (none unless the answer is complete:
+        cancelled or late answers end with what was shown)."""
+        pending = self.pending + self._decoder.decode(b"", final=True)
+        self.pending = ""
+        if not complete or not pending:
+            return ""
+        if self.until is not None:
+            cut = self.until(self.text + pending + "\n")
+            if cut is not None:
+                pending = (self.text + pending)[len(self.text) : max(cut, len(self.text))]
+        self.text += pending
+        return pending
+
+    def progress(self) -> Progress:
+        return Progress(self.ids, self.text, self.pending, self._decoder.getstate())
+
+
+def _gate_lines(until: Until, text: str, emit: str, pending: str) -> tuple[str, str, bool]:
+    """Release only complete lines of ``emit`` and ask ``until`` whether the answer ended."""
+    newline = emit.rfind("\n")
+    pending = emit[newline + 1 :] + pending
+    emit = emit[: newline + 1]
+    if not emit:
+        return "", pending, False
+    cut = until(text + emit)
+    if cut is None:
+        return emit, pending, False
+    return (text + emit)[len(text) : max(cut, len(text))], "", True
+
+
+def _stop_prefix_length(text: str, stops: tuple[str, ...], longest: int) -> int:
+    """Length of the longest end of ``text`` that could still grow into a stop string."""
+    for size in range(min(len(text), longest - 1), 0, -1):
+        tail = text[-size:]
+        if any(stop.startswith(tail) for stop in stops):
+            return size
+    return 0
+
+
+def _find_stop(text: str, stops: tuple[str, ...]) -> int | None:
+    found = [i for s in stops if (i := text.find(s)) >= 0]
+    return min(found) if found else None

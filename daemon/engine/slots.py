@@ -1,0 +1,178 @@
+"""The sequences of the llama.cpp context: which prompt each holds, and which a new job takes.
+
+The context has one unified KV cache shared by ``n`` sequences (slots) and one scratch
+sequence. A slot remembers the tokens whose KV it holds (positions 0 to len - 1); a job runs in
+one slot, and when it ends the slot keeps its tokens, so the document's next request finds its
+prompt still evaluated. A new job takes the free slot that lets it keep the most (its common
+prefix, and after an edit near the top the unchanged chunks further down, moved into place:
+``daemon.engine.reuse``); when another slot, busy or not, shares a longer prefix, that prefix
+is copied (``llama_memory_seq_cp``: in a unified cache the cells are shared, not duplicated);
+when a saved host-memory state shares more than any slot, it is restored. A slot about to be
+overwritten is saved to host memory first when it is worth coming back to, and least recently
+used free slots are emptied when the cache runs out of room. Used only from the worker thread.
+"""
+
+from __future__ import annotations
+
+import itertools
+from dataclasses import dataclass, field
+
+import llama_cpp
+import numpy as np
+
+from daemon.engine.kv_states import MIN_GAIN, MIN_TOKENS, SequenceStates
+from daemon.engine.reuse import ReusePlan, common_prefix, plan_reuse
+
+# Moved chunks are at least this long: shorter ones are cheaper to evaluate than to trust.
+MIN_CHUNK = 32
+
+
+@dataclass
+class Slot:
+    seq: int
+    tokens: list[int] = field(default_factory=list)  # the KV this sequence holds, in order
+    busy: bool = False
+    used: int = 0  # when it was last claimed (a counter)
+
+
+@dataclass
+class Claim:
+    slot: Slot
+    plan: ReusePlan
+    source: str  # "slot", "copy", "saved" or "cold": where the kept tokens came from
+
+
+@dataclass
+class SlotStats:
+    claims: int = 0
+    copied: int = 0
+    moved_tokens: int = 0
+    evicted: int = 0
+
+
+class Slots:
+    def __init__(
+        self,
+        ctx: llama_cpp.llama_context_p,
+        count: int,
+        states: SequenceStates,
+        *,
+        scratch: bool,
+        can_shift: bool,
+        max_gap: int,
+    ) -> None:
+        self.ctx = ctx
+        self.memory = llama_cpp.llama_get_memory(ctx)
+        self.slots = [Slot(seq) for seq in range(count)]
+        self.scratch = count if scratch else None
+        self.states = states
+        self.can_shift = can_shift
+        self.max_gap = max_gap if scratch else 0
+        self.stats = SlotStats()
+        self._clock = itertools.count(1)
+
+    def __len__(self) -> int:
+        return len(self.slots)
+
+    @property
+    def free(self) -> list[Slot]:
+        return [slot for slot in self.slots if not slot.busy]
+
+    def clear(self) -> None:
+        llama_cpp.llama_memory_clear(self.memory, True)
+        for slot in self.slots:
+            slot.tokens = []
+
+    def remove(self, seq: int, start: int, end: int = -1) -> None:
+        llama_cpp.llama_memory_seq_rm(self.memory, seq, start, end)
+
+    def claim(self, wanted: list[int], *, move: bool = True) -> Claim | None:
+        """Take the free slot best for ``wanted`` and prepare its KV as the plan says; None
+        when every slot is busy. With ``move`` false, only a prefix is kept."""
+        free = self.free
+        if not free:
+            return None
+        move = move and self.can_shift
+        plans = [(self._plan(slot.tokens, wanted, move), slot) for slot in free]
+        # The plan that keeps most; a few shared tokens (a licence header, a BOS) do not
+        # justify overwriting another document. Among equals an empty slot, then the least
+        # recently used.
+        best, slot = max(plans, key=lambda p: (_worth(p[0], p[1]), not p[1].tokens, -p[1].used))
+        source = "slot" if best.reused else "cold"
+        donor = max(
+            (s for s in self.slots if s is not slot and s.tokens),
+            key=lambda s: common_prefix(s.tokens, wanted),
+            default=None,
+        )
+        shared = min(common_prefix(donor.tokens, wanted), len(wanted) - 1) if donor else 0
+        saved_id, saved = None, 0
+        if self.states.enabled:
+            saved_id, saved = self.states.best(np.asarray(wanted, dtype=np.intc))
+            saved = min(saved, len(wanted) - 1)
+        self._keep_for_later(slot, wanted, best)
+        if saved_id is not None and saved >= max(best.reused, shared) + MIN_GAIN:
+            slot.tokens = self.states.restore(self.ctx, slot.seq, saved_id)
+            kept = min(common_prefix(slot.tokens, wanted), len(wanted) - 1)
+            best = ReusePlan(kept, (), len(wanted))
+            source = "saved" if best.prefix else "cold"
+        elif donor is not None and shared >= best.reused + MIN_GAIN:
+            self.remove(slot.seq, -1, -1)
+            llama_cpp.llama_memory_seq_cp(self.memory, donor.seq, slot.seq, 0, shared)
+            slot.tokens = donor.tokens[:shared]
+            best = ReusePlan(shared, (), len(wanted))
+            source = "copy"
+            self.stats.copied += 1
+        self._apply(slot, best)
+        slot.tokens = wanted[: best.prefix]
+        slot.busy = True
+        slot.used = next(self._clock)
+        self.stats.claims += 1
+        self.stats.moved_tokens += best.reused - best.prefix
+        return Claim(slot, best, source)
+
+    def _plan(self, cached: list[int], wanted: list[int], move: bool) -> ReusePlan:
+        return plan_reuse(cached, wanted, min_chunk=MIN_CHUNK, max_gap=self.max_gap, move=move)
+
+    def _keep_for_later(self, slot: Slot, wanted: list[int], plan: ReusePlan) -> None:
+        """Save the slot's state to host memory when the new prompt throws most of it away."""
+        lost = len(slot.tokens) - plan.reused
+        if lost >= MIN_TOKENS and plan.reused < len(slot.tokens) // 2:
+            self.states.save(self.ctx, slot.seq, slot.tokens)
+
+    def _apply(self, slot: Slot, plan: ReusePlan) -> None:
+        """Drop what the plan does not keep and move the kept chunks to their positions."""
+        at = plan.prefix
+        for move in plan.moves:
+            if move.start > at:
+                self.remove(slot.seq, at, move.start)
+            at = move.end
+        self.remove(slot.seq, at, -1)
+        for move in plan.shift_order():
+            llama_cpp.llama_memory_seq_add(self.memory, slot.seq, move.start, move.end, move.delta)
+
+    def release(self, slot: Slot) -> None:
+        slot.busy = False
+
+    def reset(self, slot: Slot) -> None:
+        """Forget a slot's KV (after a failed decode)."""
+        self.remove(slot.seq, -1, -1)
+        slot.tokens = []
+
+    def evict(self) -> bool:
+        """Empty the least recently used free slot that holds anything (saving its state
+        first); False when there is none."""
+        holding = [slot for slot in self.free if slot.tokens]
+        if not holding:
+            return False
+        slot = min(holding, key=lambda s: s.used)
+        self.states.save(self.ctx, slot.seq, slot.tokens)
+        self.reset(slot)
+        self.stats.evicted += 1
+        return True
+
+
+def _worth(plan: ReusePlan, slot: Slot) -> int:
+    """What a plan saves, counted only when it keeps a real share of the slot's content."""
+    if plan.reused >= MIN_GAIN or plan.reused * 2 >= len(slot.tokens):
+        return plan.reused
+    return 0

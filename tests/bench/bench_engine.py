@@ -1,0 +1,374 @@
+"""The engine under load: concurrent completions, reuse after edits, the cost of a token.
+
+In one run, on the embedded model (or ``--model``), in this process:
+
+  concurrency  1, 4 and 16 completions of different documents sent at once against the same
+               completions one after another: aggregate tokens/s and the P50/P99 latency of a
+               request; the same against llama.cpp's llama-server with ``-np`` equal to the
+               concurrency (built once from the pinned sources and cached; ``--no-server``
+               skips it). The ratio (at once / one after another, tokens/s) is the headline.
+  edits        the first token after an edit at the top, the middle and the end of a file of
+               about 2,000 tokens, against the first token of the same file cold.
+  per token    milliseconds per generated token on one warm prompt, prompt included, against
+               llama-server's on the same tokens.
+  before       with ``--before DIR`` (a checkout of an earlier engine), a single request alone
+               under both engines, in separate processes.
+
+Run: .venv/bin/python tests/bench/bench_engine.py [--tokens 48] [--no-server] [--before DIR]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import queue
+import statistics
+import subprocess
+import sys
+import sysconfig
+import time
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
+
+from daemon.engine.jobs import Budget, Finished, Job
+from daemon.engine.kv_states import SequenceStates
+from daemon.engine.scheduler import Scheduler
+from daemon.engine.worker import Engine
+from daemon.settings import load_settings
+from models.backend import cpu_threads
+from models.loaded import LoadedModel
+from models.resolve import resolve_model
+from tests.bench.engine.llama_server import LlamaServer, build
+
+N_CTX = 2048
+
+
+def documents(count: int, lines: int = 40) -> list[str]:
+    """``count`` different Python documents: the opening lines of standard-library modules,
+    each cut after a line that opens a block, so the model has code to write."""
+    stdlib = Path(sysconfig.get_paths()["stdlib"])
+    found: list[str] = []
+    for path in sorted(stdlib.glob("*.py")):
+        text = path.read_text(encoding="utf-8", errors="replace").split("\n")
+        opens = [i for i, line in enumerate(text) if line.startswith("def ") and i >= lines]
+        if not opens:
+            continue
+        cut = opens[0]
+        found.append("\n".join(text[max(0, cut - lines) : cut + 1]) + "\n    ")
+        if len(found) == count:
+            return found
+    raise RuntimeError(f"only {len(found)} documents found under {stdlib}")
+
+
+def load(parallel: int) -> LoadedModel:
+    settings = load_settings()
+    return LoadedModel(
+        resolve_model(settings.model_path, settings.cache_dir, settings.model),
+        n_ctx=N_CTX,
+        n_batch=512,
+        n_threads=settings.n_threads,
+        n_gpu_layers=settings.n_gpu_layers,
+        prompt_format=None,
+        fingerprint_memo=settings.cache_dir / "fingerprints.json",
+        sequences=parallel + 1,
+        kv_cells=N_CTX * parallel,
+    )
+
+
+def prompt_tokens(model: LoadedModel, text: str) -> list[int]:
+    head = [model.bos_token] if model.format.add_bos and model.bos_token is not None else []
+    return head + model.tokenize_text(text)
+
+
+class Timed:
+    """One engine job's times and token count."""
+
+    def __init__(self, engine: Engine, tokens: list[int], max_tokens: int) -> None:
+        self.events: queue.Queue = queue.Queue()
+        self.submitted = time.perf_counter()
+        self.job: Job = engine.submit(
+            tokens, Budget(max_tokens, time.perf_counter() + 600), sink=self.events.put
+        )
+
+    def wait(self) -> tuple[float, int]:
+        while not isinstance(done := self.events.get(timeout=600), Finished):
+            pass
+        assert self.job.finished_at is not None
+        return self.job.finished_at - self.submitted, done.tokens
+
+    @property
+    def first_token_s(self) -> float:
+        assert self.job.prompt_done_at is not None
+        return self.job.prompt_done_at - self.submitted
+
+
+def summary(latencies: list[float], tokens: int, wall: float) -> dict[str, float]:
+    ordered = sorted(latencies)
+    p99 = ordered[min(len(ordered) - 1, round(0.99 * (len(ordered) - 1)))]
+    return {
+        "tokens_per_s": tokens / wall,
+        "p50_ms": 1000 * statistics.median(ordered),
+        "p99_ms": 1000 * p99,
+        "wall_s": wall,
+        "tokens": tokens,
+    }
+
+
+def engine_concurrency(prompts: list[list[int]], n: int, max_tokens: int, model: LoadedModel):
+    engine = Engine(model, Scheduler(64, 64), SequenceStates(0), parallel=len(prompts))
+    engine.start()
+    try:
+        engine.slots.clear()
+        began, latencies, total = time.perf_counter(), [], 0
+        for tokens in prompts:
+            latency, made = Timed(engine, tokens, max_tokens).wait()
+            latencies.append(latency)
+            total += made
+        serial = summary(latencies, total, time.perf_counter() - began)
+        engine.slots.clear()
+        began = time.perf_counter()
+        timed = [Timed(engine, tokens, max_tokens) for tokens in prompts]
+        results = [t.wait() for t in timed]
+        together = summary(
+            [r[0] for r in results], sum(r[1] for r in results), time.perf_counter() - began
+        )
+        return {"serial": serial, "together": together, "batched_steps": engine.stats.batched_steps}
+    finally:
+        engine.close()
+
+
+def server_concurrency(server: LlamaServer, prompts: list[list[int]], max_tokens: int):
+    def one(tokens: list[int]) -> tuple[float, int]:
+        began = time.perf_counter()
+        made = server.complete(tokens, max_tokens, cache=False)
+        return time.perf_counter() - began, made
+
+    began = time.perf_counter()
+    results = [one(tokens) for tokens in prompts]
+    serial = summary(
+        [r[0] for r in results], sum(r[1] for r in results), time.perf_counter() - began
+    )
+    began = time.perf_counter()
+    with ThreadPoolExecutor(len(prompts)) as pool:
+        results = list(pool.map(one, prompts))
+    together = summary(
+        [r[0] for r in results], sum(r[1] for r in results), time.perf_counter() - began
+    )
+    return {"serial": serial, "together": together}
+
+
+def long_file(model: LoadedModel, target: int = 2000) -> str:
+    parts, body = [], ""
+    stdlib = Path(sysconfig.get_paths()["stdlib"])
+    for path in sorted(stdlib.glob("*.py")):
+        parts.append(path.read_text(encoding="utf-8", errors="replace"))
+        body = "\n".join(parts)
+        if len(model.tokenize_text(body)) > target:
+            break
+    lines = body.split("\n")
+    while len(model.tokenize_text("\n".join(lines))) > target:
+        lines = lines[: int(len(lines) * 0.95)]
+    return "\n".join(lines) + "\n"
+
+
+def edits(model: LoadedModel, repeat: int = 3) -> dict[str, float]:
+    """First-token time after an edit at the top, middle and end, against cold."""
+    text = long_file(model)
+    lines = text.split("\n")
+    middle = len(lines) // 2
+    edited = {
+        "top": "import sys\n" + text,
+        "middle": "\n".join([*lines[:middle], "# a comment added here", *lines[middle:]]),
+        "end": text + "value = 1\n",
+    }
+    engine = Engine(model, Scheduler(8, 8), SequenceStates(0), parallel=1)
+    engine.start()
+    figures: dict[str, list[float]] = {"cold": [], "top": [], "middle": [], "end": []}
+    try:
+        original = prompt_tokens(model, text)
+        for _ in range(repeat):
+            engine.slots.clear()
+            cold = Timed(engine, original, 1)
+            cold.wait()
+            figures["cold"].append(cold.first_token_s)
+            for where, changed in edited.items():
+                engine.slots.clear()
+                Timed(engine, original, 1).wait()
+                after = Timed(engine, prompt_tokens(model, changed), 1)
+                after.wait()
+                figures[where].append(after.first_token_s)
+    finally:
+        engine.close()
+    medians = {k: 1000 * statistics.median(v) for k, v in figures.items()}
+    medians["file_tokens"] = len(prompt_tokens(model, text))
+    return medians
+
+
+def per_token(model: LoadedModel, tokens: list[int], max_tokens: int, repeat: int = 5) -> float:
+    engine = Engine(model, Scheduler(8, 8), SequenceStates(0), parallel=1)
+    engine.start()
+    try:
+        Timed(engine, tokens, max_tokens).wait()
+        costs = []
+        for _ in range(repeat):
+            seconds, made = Timed(engine, tokens, max_tokens).wait()
+            costs.append(1000 * seconds / max(1, made))
+        return statistics.median(costs)
+    finally:
+        engine.close()
+
+
+def server_per_token(server: LlamaServer, tokens: list[int], max_tokens: int, repeat: int = 5):
+    server.complete(tokens, max_tokens, cache=True)
+    costs = []
+    for _ in range(repeat):
+        began = time.perf_counter()
+        made = server.complete(tokens, max_tokens, cache=True)
+        costs.append(1000 * (time.perf_counter() - began) / max(1, made))
+    return statistics.median(costs)
+
+
+SINGLE = """
+import json, statistics, sys, time, inspect, queue
+sys.path.insert(0, sys.argv[1])
+from daemon.engine.jobs import Budget, Finished
+from daemon.engine.kv_states import SequenceStates
+from daemon.engine.scheduler import Scheduler
+from daemon.engine.worker import Engine
+from daemon.settings import load_settings
+from models.loaded import LoadedModel
+from models.resolve import resolve_model
+s = load_settings()
+multi = "sequences" in inspect.signature(LoadedModel).parameters
+extra = {"sequences": 2, "kv_cells": 2048} if multi else {}
+m = LoadedModel(resolve_model(s.model_path, s.cache_dir, s.model), n_ctx=2048, n_batch=512,
+    n_threads=s.n_threads, n_gpu_layers=s.n_gpu_layers, prompt_format=None,
+    fingerprint_memo=s.cache_dir / "fingerprints.json", **extra)
+e = Engine(m, Scheduler(8, 8), SequenceStates(0))
+e.start()
+prompts = json.loads(sys.argv[2])
+times = []
+for rep in range(int(sys.argv[3])):
+    for p in prompts:
+        q = queue.Queue()
+        began = time.perf_counter()
+        e.submit([*p[:-1], p[-1]], Budget(int(sys.argv[4]), time.perf_counter() + 600), sink=q.put)
+        while not isinstance(q.get(timeout=600), Finished):
+            pass
+        times.append(time.perf_counter() - began)
+print(json.dumps({"median_ms": 1000 * statistics.median(times)}))
+e.close()
+"""
+
+
+def single_under(code: Path, prompts: list[list[int]], max_tokens: int) -> float:
+    env = dict(os.environ, PYTHONPATH=str(code))
+    out = subprocess.run(
+        [sys.executable, "-c", SINGLE, str(code), json.dumps(prompts), "3", str(max_tokens)],
+        env=env,
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=1800,
+    )
+    return float(json.loads(out.stdout.strip().splitlines()[-1])["median_ms"])
+
+
+def progress(message: str) -> None:
+    print(f"[{time.strftime('%H:%M:%S')}] {message}", file=sys.stderr, flush=True)
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
+    parser.add_argument("--tokens", type=int, default=48, help="tokens per completion")
+    parser.add_argument("--concurrency", type=int, nargs="+", default=[1, 4, 16])
+    parser.add_argument("--no-server", action="store_true", help="skip llama-server")
+    parser.add_argument("--before", type=Path, help="a checkout of an earlier engine")
+    parser.add_argument("--json", type=Path, help="also write every figure to this file")
+    args = parser.parse_args()
+    settings = load_settings()
+    model_path = resolve_model(settings.model_path, settings.cache_dir, settings.model).path
+    binary = None if args.no_server else build()
+    texts = documents(max(args.concurrency))
+    report: dict[str, object] = {"tokens": args.tokens, "concurrency": {}}
+    for n in args.concurrency:
+        progress(f"{n} at once")
+        model = load(n)
+        prompts = [prompt_tokens(model, t) for t in texts[:n]]
+        row: dict[str, object] = {"assist": engine_concurrency(prompts, n, args.tokens, model)}
+        model.close()
+        if binary is not None:
+            server = LlamaServer(binary, model_path, n, N_CTX, cpu_threads())
+            try:
+                row["llama-server"] = server_concurrency(server, prompts, args.tokens)
+            finally:
+                server.close()
+        report["concurrency"][n] = row  # type: ignore[index]
+    progress("edits")
+    model = load(1)
+    report["edits"] = edits(model)
+    progress("per token")
+    one = prompt_tokens(model, texts[0])
+    report["per_token_ms"] = {"assist": per_token(model, one, args.tokens)}
+    model.close()
+    if binary is not None:
+        server = LlamaServer(binary, model_path, 1, N_CTX, cpu_threads())
+        try:
+            report["per_token_ms"]["llama-server"] = server_per_token(server, one, args.tokens)  # type: ignore[index]
+        finally:
+            server.close()
+    if args.before is not None:
+        progress("single request, this engine and the one before")
+        model = load(1)
+        few = [prompt_tokens(model, t) for t in texts[:4]]
+        model.close()
+        here = Path(__file__).resolve().parents[2]
+        report["single_ms"] = {
+            "now": single_under(here, few, args.tokens),
+            "before": single_under(args.before.resolve(), few, args.tokens),
+        }
+    print_report(report)
+    if args.json:
+        args.json.write_text(json.dumps(report, indent=1))
+    return 0
+
+
+def print_report(report: dict) -> None:
+    print(f"engine benchmark: {report['tokens']} tokens per completion, greedy")
+    print(f"  {'':<22} {'at once / serial':>17} {'tok/s at once':>14} {'p50 ms':>8} {'p99 ms':>8}")
+    for n, row in report["concurrency"].items():
+        for who, figures in row.items():
+            if not isinstance(figures, dict):
+                continue
+            ratio = figures["together"]["tokens_per_s"] / figures["serial"]["tokens_per_s"]
+            t = figures["together"]
+            print(
+                f"  {who + f' x{n}':<22} {ratio:>16.2f}x {t['tokens_per_s']:>14.1f} "
+                f"{t['p50_ms']:>8.0f} {t['p99_ms']:>8.0f}"
+            )
+    e = report["edits"]
+    print(f"  first token, {e['file_tokens']}-token file: cold {e['cold']:.0f} ms")
+    for where in ("top", "middle", "end"):
+        print(
+            f"    after an edit at the {where:<6} {e[where]:7.0f} ms "
+            f" ({e[where] / e['cold']:.3f}x cold)"
+        )
+    costs = report["per_token_ms"]
+    line = f"  ms per generated token, warm prompt: assist {costs['assist']:.1f}"
+    if "llama-server" in costs:
+        server = costs["llama-server"]
+        line += f", llama-server {server:.1f} ({costs['assist'] / server:.2f}x)"
+    print(line)
+    if "single_ms" in report:
+        s = report["single_ms"]
+        print(
+            f"  single request alone: {s['now']:.0f} ms now, {s['before']:.0f} ms before "
+            f"({s['now'] / s['before']:.2f}x)"
+        )
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,215 @@
+"""The engine decoding several jobs together on the real model: the same greedy answers as
+alone, continuous batching, KV kept per document and reused after an edit anywhere."""
+
+from __future__ import annotations
+
+import queue
+import threading
+import time
+from collections.abc import Iterator
+
+import pytest
+
+from daemon.engine.jobs import Budget, Finished, PromptEvaluated, TokenText
+from daemon.engine.kv_states import SequenceStates
+from daemon.engine.scheduler import Scheduler
+from daemon.engine.worker import Engine
+from models.loaded import LoadedModel
+from tests.e2e.documents import LOAD_CONFIG, NUMBERS
+
+DOCUMENTS = (
+    "def fibonacci(n):\n    ",
+    "class Stack:\n    def __init__(self):\n        ",
+    "import os\n\n\ndef list_files(path):\n    ",
+    "def add(a, b):\n    return",
+)
+
+# A file of about 600 tokens whose top, middle and end get edited.
+LONG_FILE = (
+    LOAD_CONFIG
+    + "\n\n"
+    + "".join(
+        f"def scale_{i}(values: list[float], factor: float = {i}.5) -> list[float]:\n"
+        f'    """Multiply every value by the factor {i}."""\n'
+        f"    return [value * factor for value in values]\n\n\n"
+        for i in range(12)
+    )
+    + "def total(values):\n    "
+)
+
+
+@pytest.fixture
+def engine(engine_model: LoadedModel) -> Iterator[Engine]:
+    eng = Engine(engine_model, Scheduler(16, 16), SequenceStates(0), chunk_tokens=64, parallel=4)
+    eng.start()
+    yield eng
+    eng.close()
+
+
+def tokens_of(model: LoadedModel, text: str) -> list[int]:
+    return [model.bos_token, *model.tokenize_text(text)]  # type: ignore[list-item]
+
+
+def budget(max_tokens: int = 24) -> Budget:
+    return Budget(max_tokens=max_tokens, deadline=time.perf_counter() + 300)
+
+
+def submit(engine: Engine, tokens: list[int], n: int = 24, **kw) -> tuple[object, queue.Queue]:
+    events: queue.Queue = queue.Queue()
+    job = engine.submit(tokens, budget(n), sink=events.put, **kw)
+    return job, events
+
+
+def wait(events: queue.Queue) -> list:
+    seen = []
+    while True:
+        seen.append(events.get(timeout=300))
+        if isinstance(seen[-1], Finished):
+            return seen
+
+
+def answer(engine: Engine, tokens: list[int], n: int = 24, **kw) -> list:
+    return wait(submit(engine, tokens, n, **kw)[1])
+
+
+def reused(events: list) -> int:
+    return next(e.reused_tokens for e in events if isinstance(e, PromptEvaluated))
+
+
+def cold_answer(engine: Engine, tokens: list[int], n: int = 24) -> str:
+    """The answer with every sequence of the KV cache emptied first: nothing is reused."""
+    engine.slots.clear()
+    events = answer(engine, tokens, n)
+    assert reused(events) == 0
+    return events[-1].text
+
+
+def test_jobs_decoded_together_answer_as_they_do_alone(engine, engine_model):
+    prompts = [tokens_of(engine_model, text) for text in DOCUMENTS]
+    alone = [answer(engine, p)[-1] for p in prompts]
+    engine.slots.clear()
+    steps_before = engine.stats.batched_steps
+    pending = [submit(engine, p)[1] for p in prompts]
+    together = [wait(events)[-1] for events in pending]
+    assert [t.text for t in together] == [a.text for a in alone]
+    assert [t.reason for t in together] == [a.reason for a in alone]
+    assert engine.stats.batched_steps > steps_before  # they really shared decode steps
+
+
+def test_a_long_prompt_does_not_freeze_a_generating_job(engine, engine_model):
+    short = tokens_of(engine_model, DOCUMENTS[0])
+    long = tokens_of(engine_model, LONG_FILE)
+    order: list[str] = []
+    lock = threading.Lock()
+
+    def note(name: str):
+        def sink(event):
+            with lock:
+                if isinstance(event, TokenText):
+                    order.append(f"{name} token")
+                elif isinstance(event, PromptEvaluated):
+                    order.append(f"{name} prompt")
+                elif isinstance(event, Finished):
+                    order.append(f"{name} end")
+                    done[name].set()
+
+        return sink
+
+    done = {"short": threading.Event(), "long": threading.Event()}
+    engine.submit(short, budget(48), sink=note("short"))
+    while not any(e == "short token" for e in order):
+        time.sleep(0.005)
+    engine.submit(long, budget(4), sink=note("long"))
+    assert done["short"].wait(300) and done["long"].wait(300)
+    # The long prompt (about ten chunks) was evaluated while the short job kept writing.
+    long_started = order.index("long prompt")
+    assert "short token" in order[order.index("short token") + 1 : long_started]
+
+
+def test_cancelling_one_job_leaves_the_others_unchanged(engine, engine_model):
+    prompts = [tokens_of(engine_model, text) for text in DOCUMENTS[:3]]
+    alone = [answer(engine, p)[-1].text for p in prompts]
+    engine.slots.clear()
+    jobs = [submit(engine, p) for p in prompts]
+    jobs[1][0].cancel()  # type: ignore[attr-defined]
+    ends = [wait(events)[-1] for _, events in jobs]
+    assert ends[1].reason == "cancelled"
+    assert [ends[0].text, ends[2].text] == [alone[0], alone[2]]
+
+
+def test_each_document_keeps_its_prompt_evaluated(engine, engine_model):
+    first = tokens_of(engine_model, "# one\n" + LONG_FILE)
+    second = tokens_of(engine_model, "# two\n" + NUMBERS)
+    answer(engine, first, 2)
+    answer(engine, second, 2)
+    # Back to the first document: its slot still holds it, nothing was saved or restored.
+    again = answer(engine, first + engine_model.tokenize_text("return"), 2)
+    assert reused(again) >= len(first) - 1
+
+
+def test_a_shared_prefix_is_copied_between_sequences(engine, engine_model):
+    base = tokens_of(engine_model, LONG_FILE)
+    answer(engine, base, 2)
+    copies = engine.slots.stats.copied
+    # Two prompts that share the file and differ at the end run together: the second copies
+    # the prefix from the first's sequence instead of evaluating it.
+    a = submit(engine, base + engine_model.tokenize_text("return sum(values)\n"), 2)[1]
+    b = submit(engine, base + engine_model.tokenize_text("result = 0\n"), 2)[1]
+    assert reused(wait(a)) >= len(base) - 1
+    assert reused(wait(b)) >= len(base) - 1
+    assert engine.slots.stats.copied > copies
+
+
+EDITS = [
+    pytest.param(lambda text: "import sys\n" + text, id="import-added-at-the-top"),
+    pytest.param(
+        lambda text: text.replace("factor 5.", "factor five."), id="line-changed-in-the-middle"
+    ),
+    pytest.param(
+        lambda text: text.replace('    """Multiply every value by the factor 3."""\n', ""),
+        id="line-deleted",
+    ),
+]
+
+
+def edited(engine: Engine, model: LoadedModel, edit) -> tuple[list[int], list[int], list]:
+    """The file's tokens before and after ``edit``, and the events of answering after it
+    once the file before it was evaluated."""
+    before = tokens_of(model, LONG_FILE)
+    after = tokens_of(model, edit(LONG_FILE))
+    assert after != before
+    answer(engine, before, 2)
+    return before, after, answer(engine, after, 24)
+
+
+@pytest.mark.parametrize("edit", EDITS)
+def test_by_default_an_edit_keeps_the_prefix_and_the_answer_is_the_cold_one(
+    engine, engine_model, edit
+):
+    before, after, events = edited(engine, engine_model, edit)
+    prefix = next(i for i, (a, b) in enumerate(zip(before, after, strict=False)) if a != b)
+    # The prefix is kept (one of a couple of tokens is not worth a document's sequence).
+    assert reused(events) == prefix or (prefix < 32 and reused(events) == 0)
+    assert engine.stats.prompt_tokens_moved == 0
+    assert events[-1].text == cold_answer(engine, after)
+
+
+@pytest.mark.parametrize("edit", EDITS)
+def test_with_reuse_after_edit_the_chunks_below_the_edit_are_kept(engine_model, edit):
+    moving = Engine(
+        engine_model, Scheduler(4, 4), SequenceStates(0), chunk_tokens=64, reuse_after_edit=True
+    )
+    moving.start()
+    try:
+        before, after, events = edited(moving, engine_model, edit)
+        prefix = next(i for i, (a, b) in enumerate(zip(before, after, strict=False)) if a != b)
+        assert reused(events) >= len(after) - 40  # far more than the prefix before the edit
+        assert reused(events) > prefix + 200
+        assert moving.stats.prompt_tokens_moved > 0
+        # The moved chunks' KV predates the edit, so the answer may differ from a cold one's
+        # (it does for two of these edits); it is still a whole answer from the model.
+        assert events[-1].reason in ("stop", "length") and events[-1].text.strip()
+        # What the cache holds afterwards is consistent: the same prompt again answers the same.
+        assert answer(moving, after, 24)[-1].text == events[-1].text
+    finally:
+        moving.close()
