@@ -174,7 +174,7 @@ def long_file(model: LoadedModel, target: int = 2000) -> str:
     return "\n".join(lines) + "\n"
 
 
-def edits(model: LoadedModel, repeat: int = 3) -> dict[str, float]:
+def edits(model: LoadedModel, reuse_after_edit: bool, repeat: int = 3) -> dict[str, float]:
     """First-token time after an edit at the top, middle and end, against cold."""
     text = long_file(model)
     lines = text.split("\n")
@@ -184,7 +184,9 @@ def edits(model: LoadedModel, repeat: int = 3) -> dict[str, float]:
         "middle": "\n".join([*lines[:middle], "# a comment added here", *lines[middle:]]),
         "end": text + "value = 1\n",
     }
-    engine = Engine(model, Scheduler(8, 8), SequenceStates(0), parallel=1)
+    engine = Engine(
+        model, Scheduler(8, 8), SequenceStates(0), parallel=1, reuse_after_edit=reuse_after_edit
+    )
     engine.start()
     figures: dict[str, list[float]] = {"cold": [], "top": [], "middle": [], "end": []}
     try:
@@ -288,12 +290,24 @@ def main() -> int:
     parser.add_argument("--no-server", action="store_true", help="skip llama-server")
     parser.add_argument("--before", type=Path, help="a checkout of an earlier engine")
     parser.add_argument("--json", type=Path, help="also write every figure to this file")
+    parser.add_argument(
+        "--reuse-after-edit", action="store_true", help="keep the chunks below an edit, moved"
+    )
+    parser.add_argument(
+        "--only-edits", action="store_true", help="measure the first token after edits only"
+    )
     args = parser.parse_args()
     settings = load_settings()
     model_path = resolve_model(settings.model_path, settings.cache_dir, settings.model).path
     binary = None if args.no_server else build()
     texts = documents(max(args.concurrency))
     report: dict[str, object] = {"tokens": args.tokens, "concurrency": {}}
+    if args.only_edits:
+        model = load(1)
+        report["edits"] = edits(model, args.reuse_after_edit)
+        model.close()
+        print_report(report)
+        return 0
     for n in args.concurrency:
         progress(f"{n} at once")
         model = load(n)
@@ -309,7 +323,7 @@ def main() -> int:
         report["concurrency"][n] = row  # type: ignore[index]
     progress("edits")
     model = load(1)
-    report["edits"] = edits(model)
+    report["edits"] = edits(model, args.reuse_after_edit)
     progress("per token")
     one = prompt_tokens(model, texts[0])
     report["per_token_ms"] = {"assist": per_token(model, one, args.tokens)}
@@ -349,13 +363,9 @@ def print_report(report: dict) -> None:
                 f"  {who + f' x{n}':<22} {ratio:>16.2f}x {t['tokens_per_s']:>14.1f} "
                 f"{t['p50_ms']:>8.0f} {t['p99_ms']:>8.0f}"
             )
-    e = report["edits"]
-    print(f"  first token, {e['file_tokens']}-token file: cold {e['cold']:.0f} ms")
-    for where in ("top", "middle", "end"):
-        print(
-            f"    after an edit at the {where:<6} {e[where]:7.0f} ms "
-            f" ({e[where] / e['cold']:.3f}x cold)"
-        )
+    print_edits(report["edits"])
+    if "per_token_ms" not in report:
+        return
     costs = report["per_token_ms"]
     line = f"  ms per generated token, warm prompt: assist {costs['assist']:.1f}"
     if "llama-server" in costs:
@@ -367,6 +377,15 @@ def print_report(report: dict) -> None:
         print(
             f"  single request alone: {s['now']:.0f} ms now, {s['before']:.0f} ms before "
             f"({s['now'] / s['before']:.2f}x)"
+        )
+
+
+def print_edits(e: dict) -> None:
+    print(f"  first token, {e['file_tokens']}-token file: cold {e['cold']:.0f} ms")
+    for where in ("top", "middle", "end"):
+        print(
+            f"    after an edit at the {where:<6} {e[where]:7.0f} ms "
+            f" ({e[where] / e['cold']:.3f}x cold)"
         )
 
 
