@@ -14,6 +14,7 @@ from __future__ import annotations
 import ctypes
 import logging
 from collections import OrderedDict
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import llama_cpp
@@ -37,11 +38,12 @@ class SavedState:
         return len(self.data) + self.tokens.nbytes
 
 
-def common_prefix(a: np.ndarray, b: np.ndarray) -> int:
+def common_prefix(a: Sequence[int] | np.ndarray, b: Sequence[int] | np.ndarray) -> int:
+    """How many tokens ``a`` and ``b`` share from their start."""
     n = min(len(a), len(b))
     if n == 0:
         return 0
-    differ = np.nonzero(a[:n] != b[:n])[0]
+    differ = np.nonzero(np.asarray(a[:n]) != np.asarray(b[:n]))[0]
     return int(differ[0]) if len(differ) else n
 
 

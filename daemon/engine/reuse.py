@@ -19,6 +19,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from daemon.engine.kv_states import common_prefix
+
 
 @dataclass(frozen=True)
 class Move:
@@ -63,14 +65,6 @@ class ReusePlan:
         left = [m for m in self.moves if m.delta < 0]
         right = [m for m in self.moves if m.delta > 0]
         return left + right[::-1]
-
-
-def common_prefix(a: Sequence[int], b: Sequence[int]) -> int:
-    n = min(len(a), len(b))
-    for i in range(n):
-        if a[i] != b[i]:
-            return i
-    return n
 
 
 def plan_reuse(

@@ -20,8 +20,8 @@ from dataclasses import dataclass, field
 import llama_cpp
 import numpy as np
 
-from daemon.engine.kv_states import MIN_GAIN, MIN_TOKENS, SequenceStates
-from daemon.engine.reuse import ReusePlan, common_prefix, plan_reuse
+from daemon.engine.kv_states import MIN_GAIN, MIN_TOKENS, SequenceStates, common_prefix
+from daemon.engine.reuse import ReusePlan, plan_reuse
 
 # Moved chunks are at least this long: shorter ones are cheaper to evaluate than to trust.
 MIN_CHUNK = 32

@@ -415,11 +415,9 @@ class Engine:
         if running.answer is not None:
             job.progress = running.answer.progress()
             self._record_decode(running)
-        self._running.remove(running)
-        self.slots.release(running.slot)
+        self._leave(running)
         job.yields += 1
         self.stats.yielded += 1
-        self.scheduler.finished(job, time.perf_counter() - running.began)
         self.scheduler.submit(job, front=True)
 
     def _end(self, running: _Running, reason: str, logprobs: tuple[float, ...] | None = None):
@@ -439,9 +437,7 @@ class Engine:
             tokens = len(done.ids) if done else 0
             self._finish(job, reason, tokens, done.text if done else "", logprobs)
         job.progress = None
-        self._running.remove(running)
-        self.slots.release(running.slot)
-        self.scheduler.finished(job, time.perf_counter() - running.began)
+        self._leave(running)
 
     def _fail(self, failed: list[_Running], error: str) -> None:
         for running in failed:
@@ -449,9 +445,14 @@ class Engine:
             self.stats.errors += 1
             running.job.progress = None
             running.job.end(Finished("error", 0, "", error=error))
-            self._running.remove(running)
-            self.slots.release(running.slot)
-            self.scheduler.finished(running.job, time.perf_counter() - running.began)
+            self._leave(running)
+
+    def _leave(self, running: _Running) -> None:
+        """A job leaves its place: its slot is free again (keeping its KV) and the scheduler
+        learns how long it ran."""
+        self._running.remove(running)
+        self.slots.release(running.slot)
+        self.scheduler.finished(running.job, time.perf_counter() - running.began)
 
     def _finish(
         self,
