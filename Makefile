@@ -6,13 +6,19 @@ STAMP  := $(VENV)/.installed
 PYTEST_ARGS ?=
 
 VSCODE := editors/vscode
+LLAMA_CPP := $(shell grep -o 'llama-cpp-python==[0-9.]*' pyproject.toml)
+NO_AMX := -mno-amx-tile -mno-amx-int8 -mno-amx-bf16
 
 .PHONY: install run test unit e2e editors vscode browser lint fmt typecheck bench clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
-	# llama-cpp-python builds from source (several minutes on 2 cores; pip caches the wheel).
+	# llama-cpp-python builds from source for this CPU (several minutes on 2 cores). AMX is
+	# left out: where the kernel or sandbox does not grant the tile registers, llama.cpp's AMX
+	# kernels crash on their first matrix multiply. Not from pip's cache: a cached wheel may
+	# have been built with other flags.
+	CFLAGS="$(NO_AMX)" CXXFLAGS="$(NO_AMX)" $(BIN)/pip install --no-cache-dir '$(LLAMA_CPP)'
 	$(BIN)/pip install -e '.[model,dev]'
 	touch $(STAMP)
 
