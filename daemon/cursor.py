@@ -60,6 +60,16 @@ class Cursor:
         """The cursor's line from the cursor on."""
         return self.line_text[self.column :]
 
+    def line_start(self) -> Cursor:
+        """The document with the cursor's line emptied of its whitespace and the cursor at
+        its start. For a cursor on a line that holds only whitespace: a prompt that ends on a
+        line break lets the model write the indentation itself, as it learned to (a prompt
+        ending in spaces splits the indentation into tokens the model rarely saw there)."""
+        if self.line_text.strip():
+            raise ValueError("the cursor's line holds more than whitespace")
+        lines = [*self.lines[: self.line], "", *self.lines[self.line + 1 :]]
+        return Cursor._at("\n".join(lines), lines, self.line, 0)
+
     def typed(self, inserted: str) -> Cursor:
         """The document with ``inserted`` typed at the cursor, the cursor after it."""
         if not inserted:

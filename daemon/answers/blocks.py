@@ -83,6 +83,17 @@ def body_placeholder(language: str | None) -> str:
     return _PLACEHOLDERS.get(language or "", "...")
 
 
+def from_line_start(written: str, before_cursor: str, body_indent: str) -> str:
+    """What to insert at the cursor for ``written``, text a model wrote from the start of the
+    cursor's line (``line_start``): the whitespace already before the cursor is not typed
+    again, and a first line the model indented differently starts at ``body_indent``."""
+    first, newline, rest = written.partition("\n")
+    code = first.lstrip(" \t")
+    if not code:
+        return written[len(before_cursor) :] if written.startswith(before_cursor) else written
+    return lead_in(before_cursor, body_indent) + code + newline + rest
+
+
 def lead_in(before_cursor: str, body_indent: str) -> str:
     """Indentation still to insert so the body starts at ``body_indent``."""
     if body_indent.startswith(before_cursor):

@@ -3,9 +3,12 @@
 Fast path (one pass): ``skeleton`` is the first line as soon as it is written, ``logic`` the
 whole answer, ``final`` the verified answer. Deep path (an empty body after a signature):
 ``skeleton`` is a placeholder body sent before any model token, ``logic`` the body the model
-writes, ``errors`` a second pass steered towards validation and error handling, ``final`` the
-best verified stage, formatted when the workspace's formatter is installed. A stage that fails
-verification is sent with ``ok: false`` and the previous valid text.
+writes, ``errors`` a second pass steered towards validation and error handling, offered as an
+alternative, ``final`` the logic body when it verified (else the errors pass's, when that did),
+formatted when the workspace's formatter is installed. Checks nobody asked for change what a
+body does (an empty input that raises instead of returning), so they never replace the body on
+their own. A stage that fails verification is sent with ``ok: false`` and the previous valid
+text.
 
 With the ``postprocess`` setting (on by default), answers are trimmed to the gap at the cursor
 (``daemon.answers.gap``): the engine stops where the gap ends, and every stage's text is cut
@@ -25,6 +28,7 @@ from typing import Any, Literal
 from daemon.answers.blocks import (
     block_end,
     body_placeholder,
+    from_line_start,
     handling_markers,
     lead_in,
     steering_comment,
@@ -88,6 +92,9 @@ class Completion:
     route: Route
     cursor: Cursor  # the document, split once at the cursor
     lead: str  # indentation the answer starts with (deep path on a column-0 cursor)
+    # The model writes from the start of the cursor's line (deep path on a blank line): its
+    # text goes through ``from_line_start`` before it is inserted.
+    from_line_start: bool
     prompt: BuiltPrompt
     header: str
     context: PromptContext
@@ -171,7 +178,9 @@ class CompletionPipeline:
         context = PromptContext(
             req.context, settings.context_budget_tokens, language, req.path, req.repository
         )
-        prompt = await self._build(cursor.typed(lead), route, header, context)
+        bare = route.kind == "deep" and not cursor.line_text.strip()
+        writing_at = cursor.line_start() if bare else cursor.typed(lead)
+        prompt = await self._build(writing_at, route, header, context)
 
         if route.kind == "deep":
             stops = BLOCK_STOPS
@@ -201,6 +210,7 @@ class CompletionPipeline:
             route=route,
             cursor=cursor,
             lead=lead,
+            from_line_start=bare,
             prompt=prompt,
             header=header,
             context=context,
@@ -306,8 +316,12 @@ class CompletionPipeline:
         self, c: Completion, logic: JobResult, speed: Speed, target: float
     ) -> tuple[ErrorsPlan, BuiltPrompt]:
         """The errors pass's prompt, and whether it fits in the time left before ``target``."""
-        steer = steering_comment(c.language, c.route.body_indent)
-        prompt = await self._build(c.cursor.typed(c.lead + steer), c.route, c.header, c.context)
+        if c.from_line_start:
+            steering = c.route.body_indent + steering_comment(c.language, "")
+            writing_at = c.cursor.line_start().typed(steering)
+        else:
+            writing_at = c.cursor.typed(c.lead + steering_comment(c.language, c.route.body_indent))
+        prompt = await self._build(writing_at, c.route, c.header, c.context)
         deadline = min(target, c.received + c.route.deadline_ms / 1000)
         plan = errors_plan(
             speed,
@@ -407,6 +421,12 @@ class CompletionPipeline:
             return first
         return trim_to_gap(first, c.cursor, c.language, shape, verify=False).text
 
+    def _inserted(self, c: Completion, written: str) -> str:
+        """What to insert at the cursor for the text the model wrote on the deep path."""
+        if c.from_line_start:
+            return from_line_start(written, c.cursor.before, c.route.body_indent)
+        return c.lead + written
+
     def _trim_body(self, c: Completion, body: str) -> str:
         """A deep stage's body trimmed to the block (verification is the stage's own)."""
         if not self.settings.postprocess or not body.strip():
@@ -439,7 +459,7 @@ class CompletionPipeline:
         async for event in relay:
             yield event
         logic_result = relay.result
-        logic = self._trim_body(c, c.lead + logic_result.text)
+        logic = self._trim_body(c, self._inserted(c, logic_result.text))
         logic_verdict = await _verify(c, logic)
         if logic_result.reason in ("deadline", "cancelled") and logic_verdict.ok:
             logic_verdict = Verdict(False, f"the body was cut off ({logic_result.reason})")
@@ -451,6 +471,7 @@ class CompletionPipeline:
         # errors: a second pass asked for validation and error handling first.
         errors_verdict = Verdict(False, "no time was left for the errors stage")
         errors_result: JobResult | None = None
+        hardened = best
         if c.route.skip_errors:
             pass  # fast mode: this user's answers are accepted as they are
         else:
@@ -470,7 +491,7 @@ class CompletionPipeline:
                 async for event in relay:
                     yield event
                 errors_result = relay.result
-                hardened = self._trim_body(c, c.lead + errors_result.text)
+                hardened = self._trim_body(c, self._inserted(c, errors_result.text))
                 errors_verdict = await _verify(c, hardened)
                 if errors_verdict.ok and not errors_result.complete:
                     errors_verdict = Verdict(
@@ -482,12 +503,14 @@ class CompletionPipeline:
                     errors_verdict = Verdict(
                         False, "the pass added no validation or error handling"
                     )
-                if errors_verdict.ok:
-                    best = hardened
+                if errors_verdict.ok and not logic_verdict.ok:
+                    best = hardened  # the only body that verified
         if not c.route.skip_errors:
-            yield c.stage("errors", best, errors_verdict)
+            shown = hardened if errors_verdict.ok else best
+            yield c.stage("errors", shown, errors_verdict)
 
-        # final: the best verified stage, formatted as the workspace formats.
+        # final: the logic body when it verified (checks the docstring did not ask for change
+        # what the body does: the errors stage offers them), formatted as the workspace does.
         final, formatter = await _format(c, best)
         final_verdict = (
             await _verify(c, final)

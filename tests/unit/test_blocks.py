@@ -2,13 +2,17 @@
 
 from __future__ import annotations
 
+import pytest
+
 from daemon.answers.blocks import (
     block_end,
     body_placeholder,
+    from_line_start,
     handling_markers,
     lead_in,
     steering_comment,
 )
+from daemon.cursor import Cursor
 
 
 def test_python_body_ends_at_the_first_dedented_line():
@@ -61,3 +65,25 @@ def test_handling_markers_count_validation_and_errors():
     assert handling_markers("python", "return json.load(f)") == 0
     assert handling_markers("go", 'if err != nil {\n return nil, fmt.Errorf("x")\n}') == 2
     assert handling_markers("typescript", "if (!x) { throw new Error('no') }") == 2
+
+
+def test_text_written_from_the_line_start_is_inserted_at_the_cursor():
+    body = "    for x in xs:\n        yield x\n"
+    # The cursor at column 0: the model's indentation is the body's.
+    assert from_line_start(body, "", "    ") == body
+    # The cursor already indented: that whitespace is not typed twice.
+    assert from_line_start(body, "    ", "    ") == "for x in xs:\n        yield x\n"
+    # A first line indented unlike the body starts at the body's indentation.
+    assert from_line_start("  return 1\n", "", "    ") == "    return 1\n"
+    assert from_line_start("return 1", "    ", "    ") == "return 1"
+    # A leading blank line is kept as written.
+    assert from_line_start("\n    return 1", "", "    ") == "\n    return 1"
+
+
+def test_a_prompt_cursor_at_the_start_of_a_blank_line():
+    cursor = Cursor.locate("def f():\n    \nx = 1\n", 1, 4)
+    bare = cursor.line_start()
+    assert (bare.prefix, bare.suffix) == ("def f():\n", "\nx = 1\n")
+    assert (bare.line, bare.column, bare.line_text) == (1, 0, "")
+    with pytest.raises(ValueError):
+        Cursor.locate("def f():\n    x\n", 1, 4).line_start()

@@ -133,7 +133,35 @@ async def test_deep_path_runs_logic_then_errors_at_the_requests_own_priority():
     tokens = [e for e in events if isinstance(e, TokenEvent)]
     assert {e.stage for e in tokens} == {"logic", "errors"}
     assert all(e.candidate is None for e in tokens)
-    assert "raise ValueError" in events[-1].text
+    # The checks are offered in their own stage; the final answer is the body as written.
+    offered = next(e for e in events if isinstance(e, StageEvent) and e.stage == "errors")
+    assert offered.ok and "raise ValueError" in offered.text
+    assert events[-1].text == "return a + b\n"
+
+
+async def test_the_errors_pass_stands_when_the_logic_body_did_not_verify():
+    backend = ScriptedBackend(
+        by_stage(
+            logic="",
+            errors="if a is None:\n        raise ValueError('a')\n    return a + b\n",
+        )
+    )
+    events = await collect(await pipeline(backend).start(request(BODY), "alice"))
+    logic = next(e for e in events if isinstance(e, StageEvent) and e.stage == "logic")
+    assert not logic.ok
+    assert events[-1].verified and "raise ValueError" in events[-1].text
+
+
+async def test_a_body_written_from_the_start_of_a_blank_line_is_inserted_at_the_cursor():
+    """On a blank line the model writes the indentation itself (the prompt ends on a line
+    break); what is inserted does not repeat the whitespace already before the cursor."""
+    backend = ScriptedBackend(by_stage(logic="    return a + b\n", errors=""))
+    for column, expected in ((4, "return a + b"), (0, "    return a + b")):
+        text = "def add(a, b):\n" + " " * column + "\n"
+        req = CompleteRequest(text=text, line=1, column=column, profile=PYTHON, cache=False)
+        events = await collect(await pipeline(backend).start(req, "alice"))
+        assert events[-1].text == expected
+    assert all(run.tokens[-1] == backend.model.tokenize_text("\n")[-1] for run in backend.runs)
 
 
 async def test_deep_path_without_a_body_keeps_the_skeleton():
