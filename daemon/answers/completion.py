@@ -37,9 +37,16 @@ from daemon.answers.feedback import WINDOW as FEEDBACK_WINDOW
 from daemon.answers.feedback import FeedbackBook, RecentAnswer
 from daemon.answers.gap import GapUntil, Trimmed, as_written, gap_until, trim_to_gap
 from daemon.answers.gap.shape import Shape
-from daemon.answers.patience import ErrorsPlan, body_tokens, errors_plan, fresh_tokens
+from daemon.answers.patience import (
+    ErrorsPlan,
+    body_tokens,
+    errors_plan,
+    fresh_tokens,
+    window_within,
+)
 from daemon.answers.route import Route, decide_route
 from daemon.answers.typing_index import TypingIndex
+from daemon.answers.warm import WindowWarmer
 from daemon.checks.formatting import format_code
 from daemon.checks.verify import Verdict, verify_insertion
 from daemon.cursor import Cursor, PositionError
@@ -103,6 +110,9 @@ class Completion:
     user: str
     typing_key: str
     sent: list[StageName] = field(default_factory=list)
+    # The whole window's prompt, when this request used a shorter one to answer in time: it
+    # is read in the background once the answer is out.
+    whole_window: list[int] | None = None
 
     @property
     def prefix(self) -> str:
@@ -155,6 +165,7 @@ class CompletionPipeline:
         self.typing = typing if typing is not None else TypingIndex()
         self.book = book if book is not None else FeedbackBook()
         self.on_accepted = on_accepted
+        self.warmer = WindowWarmer(backend)
 
     async def start(
         self, req: CompleteRequest, user: str, priority: Priority = Priority.INTERACTIVE
@@ -181,6 +192,16 @@ class CompletionPipeline:
         bare = route.kind == "deep" and not cursor.line_text.strip()
         writing_at = cursor.line_start() if bare else cursor.typed(lead)
         prompt = await self._build(writing_at, route, header, context)
+        whole_window: list[int] | None = None
+        fitted = self._window_for_time(req, route, prompt)
+        if fitted is not None:
+            whole_window = prompt.tokens
+            prompt = await self._build(writing_at, route, header, context, fitted)
+            route = replace(
+                route,
+                reason=f"{route.reason} (from a {len(prompt.tokens)}-token window, to answer in "
+                "time; the whole window is read once the answer is out)",
+            )
 
         if route.kind == "deep":
             stops = BLOCK_STOPS
@@ -218,6 +239,7 @@ class CompletionPipeline:
             stops=stops,
             user=user,
             typing_key=typing_key,
+            whole_window=whole_window,
         )
         if req.cache:
             hit = await self.backend.lookup(key)
@@ -277,17 +299,26 @@ class CompletionPipeline:
             "flights": len(self.flights),
             "joined_flights": self.flights.joined,
             "typed_hits": self.typing.hits,
+            "windows_warming": self.warmer.started - self.warmer.finished,
+            "windows_warmed": self.warmer.finished,
         }
 
     # -- preparing -------------------------------------------------------------------------
     async def _build(
-        self, cursor: Cursor, route: Route, header: str, context: PromptContext
+        self,
+        cursor: Cursor,
+        route: Route,
+        header: str,
+        context: PromptContext,
+        budget: int | None = None,
     ) -> BuiltPrompt:
-        """The prompt for the document at ``cursor``, cut to the budget left by the route,
-        with the snippets of other files that ``context`` brings."""
+        """The prompt for the document at ``cursor``, cut to the budget left by the route (or
+        to ``budget``), with the snippets of other files that ``context`` brings."""
         model = self.backend.model
         settings = self.settings
         limit = min(settings.prompt_budget_tokens, model.facts.n_ctx - route.max_tokens - 8)
+        if budget is not None:
+            limit = min(limit, budget)
 
         def build() -> BuiltPrompt:
             return build_prompt(
@@ -305,12 +336,26 @@ class CompletionPipeline:
             return await asyncio.to_thread(build)
         return build()
 
-    def _patience_ms(self, c: Completion) -> int:
-        """When the deep path's final answer should be on screen: the request's own deadline
-        when it states one, else the ``deep_target_ms`` setting (within the route's)."""
-        if c.req.deadline_ms is not None:
-            return c.route.deadline_ms
-        return min(self.settings.deep_target_ms, c.route.deadline_ms)
+    def _patience_ms(self, req: CompleteRequest, route: Route) -> int:
+        """When the answer should be on screen: on the fast path its deadline; on the deep
+        path the request's own deadline when it states one, else the ``deep_target_ms``
+        setting (within the route's)."""
+        if route.kind == "fast" or req.deadline_ms is not None:
+            return route.deadline_ms
+        return min(self.settings.deep_target_ms, route.deadline_ms)
+
+    def _window_for_time(
+        self, req: CompleteRequest, route: Route, prompt: BuiltPrompt
+    ) -> int | None:
+        """A smaller prompt budget when the model would not read this prompt in time (a cold
+        document on a slow machine), else None."""
+        return window_within(
+            self.backend.speed(),
+            prompt_tokens=len(prompt.tokens),
+            cached_tokens=self.backend.cached(prompt.tokens),
+            left_s=self._patience_ms(req, route) / 1000,
+            budget=self.settings.prompt_budget_tokens,
+        )
 
     async def _errors_plan(
         self, c: Completion, logic: JobResult, speed: Speed, target: float
@@ -363,6 +408,9 @@ class CompletionPipeline:
                     yield event
         except AssistError as exc:
             yield exc.event()
+        finally:
+            if c.whole_window is not None:
+                self.warmer.warm((c.user, c.req.path or c.key), c.whole_window, c.user)
 
     async def _fast(self, c: Completion, admission: Admission) -> AsyncGenerator[Any, None]:
         deadline = c.received + c.route.deadline_ms / 1000
@@ -442,12 +490,12 @@ class CompletionPipeline:
 
         # logic: the body as the model writes it, in the tokens that fit the patience target.
         speed = self.backend.speed()
-        target = c.received + self._patience_ms(c) / 1000
+        target = c.received + self._patience_ms(c.req, c.route) / 1000
         tokens = c.route.max_tokens
         if c.req.max_tokens is None:
             tokens = body_tokens(
                 speed,
-                prompt_tokens=len(c.prompt.tokens),
+                prompt_tokens=len(c.prompt.tokens) - self.backend.cached(c.prompt.tokens),
                 left_s=target - time.perf_counter(),
                 ceiling=c.route.max_tokens,
             )

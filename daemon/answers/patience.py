@@ -22,6 +22,12 @@ ERRORS_GROWTH = 1.5
 ERRORS_EXTRA_TOKENS = 16
 
 
+# A request's prompt may take this share of its time to be read; the rest is for writing.
+PROMPT_SHARE = 0.5
+# A window is never cut below this many tokens to fit the time: fewer say too little.
+MIN_WINDOW_TOKENS = 256
+
+
 @dataclass(frozen=True)
 class ErrorsPlan:
     """Whether the errors pass fits, its token budget, and why (for the stage's reason)."""
@@ -66,3 +72,16 @@ def errors_plan(
         )
     tokens = min(ceiling, speed.tokens_within(left_s - reading))
     return ErrorsPlan(True, max(1, tokens), "fits")
+
+
+def window_within(
+    speed: Speed, *, prompt_tokens: int, cached_tokens: int, left_s: float, budget: int
+) -> int | None:
+    """A smaller prompt budget when reading what the model does not hold yet of a
+    ``prompt_tokens`` prompt would take more than ``PROMPT_SHARE`` of ``left_s``; None when
+    the prompt fits its time as it is (or cannot be cut below ``MIN_WINDOW_TOKENS``)."""
+    allowed = PROMPT_SHARE * left_s
+    if speed.prompt_seconds(prompt_tokens - cached_tokens) <= allowed:
+        return None
+    fitted = max(MIN_WINDOW_TOKENS, int(allowed * speed.prompt_tps))
+    return fitted if fitted < min(budget, prompt_tokens) else None

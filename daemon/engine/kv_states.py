@@ -83,6 +83,12 @@ class SequenceStates:
                 best_id, best_len = state_id, length
         return best_id, best_len
 
+    def longest(self, tokens: Sequence[int]) -> int:
+        """How many leading tokens of ``tokens`` the best saved state holds. Safe to call from
+        another thread than the engine's (it reads a snapshot of the states)."""
+        states = list(self._states.values())
+        return max((common_prefix(state.tokens, tokens) for state in states), default=0)
+
     def save(self, ctx: llama_cpp.llama_context_p, seq: int, tokens: list[int]) -> None:
         """Copy sequence ``seq``'s state (it holds ``tokens``), unless it is short or already
         saved."""

@@ -47,7 +47,7 @@ from daemon.engine.jobs import (
     TokenText,
     Until,
 )
-from daemon.engine.kv_states import SequenceStates
+from daemon.engine.kv_states import SequenceStates, common_prefix
 from daemon.engine.scheduler import Admission, Priority, Scheduler
 from daemon.engine.scoring import ROW_GROUP, chunk_logprobs, chunk_size
 from daemon.engine.slots import Slot, Slots
@@ -187,6 +187,14 @@ class Engine:
     @property
     def queue_depth(self) -> int:
         return self.scheduler.depth
+
+    def cached_prefix(self, tokens: Sequence[int]) -> int:
+        """How many leading tokens of ``tokens`` a sequence or a saved state already holds:
+        what a job with this prompt would not evaluate again. Read from other threads while
+        the worker runs, so an estimate (a slot may change the moment after)."""
+        held = [list(slot.tokens) for slot in self.slots.slots]
+        best = max((common_prefix(cached, tokens) for cached in held), default=0)
+        return max(best, self.states.longest(tokens) if self.states.enabled else 0)
 
     # -- submitting ------------------------------------------------------------------------
     def submit(

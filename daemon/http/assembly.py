@@ -34,6 +34,7 @@ class Daemon:
     def close(self) -> None:
         """Stop the engine, then close the cache, the metrics and the model."""
         self.tasks.cancel_all()
+        self.completions.warmer.cancel_all()
         runtime = self.runtime
         runtime.engine.close()
         runtime.close()

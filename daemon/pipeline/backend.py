@@ -192,6 +192,11 @@ class Backend(Protocol):
         """The model's measured speed on this machine, to size budgets by."""
         ...
 
+    def cached(self, tokens: Sequence[int]) -> int:
+        """How many leading tokens of ``tokens`` the model holds evaluated already (an
+        estimate: what a job with this prompt would not read again)."""
+        ...
+
 
 def budget(max_tokens: int, deadline: float, temperature: float, seed: int = 0) -> Budget:
     return Budget(max_tokens=max_tokens, deadline=deadline, temperature=temperature, seed=seed)

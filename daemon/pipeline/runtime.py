@@ -139,6 +139,9 @@ class Runtime:
     def speed(self) -> Speed:
         return self.engine.speed.current()
 
+    def cached(self, tokens: Sequence[int]) -> int:
+        return self.engine.cached_prefix(tokens)
+
     # -- the result cache and the feedback log ---------------------------------------------
     async def lookup(self, key: str) -> CachedResult | None:
         hit = self.cache.get_memory(key)

@@ -147,6 +147,18 @@ def test_each_document_keeps_its_prompt_evaluated(engine, engine_model):
     assert reused(again) >= len(first) - 1
 
 
+def test_a_prompt_read_without_writing_is_held_for_the_next_job(engine, engine_model):
+    """A job with no tokens to write (a window's warm-up) reads its prompt and ends; the
+    engine says it holds that prompt, and the next job on it reads only what is new."""
+    document = tokens_of(engine_model, "# warm\n" + LONG_FILE)
+    assert engine.cached_prefix(document) < 8
+    events = answer(engine, document, 0)
+    assert events[-1].reason == "length" and events[-1].tokens == 0
+    assert engine.cached_prefix(document) == len(document)
+    following = document + engine_model.tokenize_text("return")
+    assert reused(answer(engine, following, 2)) >= len(document) - 1
+
+
 def test_a_shared_prefix_is_copied_between_sequences(engine, engine_model):
     base = tokens_of(engine_model, LONG_FILE)
     answer(engine, base, 2)

@@ -33,6 +33,7 @@ def team(tmp_path_factory: pytest.TempPathFactory):
         queue_size=2,
         user_queue_size=1,
         rate_limit_per_minute=0,
+        parallel=1,  # one job at a time, so a second request waits and the queue fills
     )
     yield daemon, users, tokens
     daemon.stop()
@@ -185,7 +186,9 @@ def test_a_full_queue_answers_429_with_retry_after(team):
     with http(daemon, users["alice"]) as alice, concurrent.futures.ThreadPoolExecutor(2) as pool:
         running = pool.submit(events, alice, "/v1/complete", {**long, "path": "a.py"})
         time.sleep(0.5)
-        queued = pool.submit(events, alice, "/v1/complete", {**long, "path": "b.py"})
+        # Another document (the same one would follow the first request's flight).
+        other = {**long, "path": "b.py", "text": long["text"] + " "}
+        queued = pool.submit(events, alice, "/v1/complete", other)
         time.sleep(0.3)
         refused = alice.post(
             "/v1/complete", json={**long, "path": "c.py", "text": long["text"] + "#"}

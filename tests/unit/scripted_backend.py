@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from types import SimpleNamespace
 
 from daemon.engine.jobs import Budget, Until
+from daemon.engine.kv_states import common_prefix
 from daemon.engine.scheduler import Admission, Priority, Scheduler
 from daemon.engine.speed import Speed
 from daemon.observe.metrics import FeedbackRecord
@@ -109,7 +110,8 @@ class ScriptedBackend:
         try:
             if self.gate is not None:
                 await self.gate.wait()
-            text = self.script(run)
+            # A job with no tokens to write only reads its prompt (the warm-up of a window).
+            text = self.script(run) if run.budget.max_tokens > 0 else ""
             if until is not None:
                 cut = until(text + "\n")
                 if cut is not None:
@@ -160,6 +162,10 @@ class ScriptedBackend:
 
     def speed(self) -> Speed:
         return self.measured
+
+    def cached(self, tokens: Sequence[int]) -> int:
+        """The longest prefix of ``tokens`` an earlier run read, as a model's KV would hold."""
+        return max((common_prefix(run.tokens, tokens) for run in self.runs), default=0)
 
 
 def by_stage(**answers: str) -> Script:

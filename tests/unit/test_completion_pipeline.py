@@ -378,3 +378,29 @@ async def test_a_deep_request_that_states_its_budget_keeps_it():
     backend.measured = Speed(prompt_tps=2000.0, decode_tps=1.0)
     await collect(await pipeline(backend).start(request(BODY, max_tokens=200), "al"))
     assert backend.runs[0].budget.max_tokens == 200
+
+
+async def test_a_cold_document_too_long_to_read_in_time_is_answered_from_a_shorter_window():
+    """On a slow machine the request answers from the window that fits its time, then the
+    whole window is read in the background; the next request finds it read and uses it."""
+    lines = [f"value_{n} = compute({n})" for n in range(200)]
+    text = "\n".join(lines) + "\ntotal = "
+    backend = ScriptedBackend(in_turn("1", "2"), measured=Speed(prompt_tps=200.0, decode_tps=30.0))
+    completions = pipeline(backend, fast_deadline_ms=3000)
+    events = await collect(await completions.start(request(text), "alice"))
+    first = backend.runs[0]
+    assert "window" in (events[0].route_reason or "")
+    assert len(first.tokens) <= 300  # half of the 3 s deadline at 200 tokens/s
+    await asyncio.wait_for(_warmed(completions), 5)
+    warm = backend.runs[1]
+    assert warm.budget.max_tokens == 0 and warm.priority == Priority.BACKGROUND
+    assert len(warm.tokens) > 1000 and warm.tokens[-100:] == first.tokens[-100:]
+
+    events = await collect(await completions.start(request(text), "alice"))
+    assert backend.runs[2].tokens == warm.tokens  # the whole window, read already
+    assert "window" not in (events[0].route_reason or "")
+
+
+async def _warmed(completions: CompletionPipeline) -> None:
+    while completions.warmer.finished == 0:
+        await asyncio.sleep(0.01)

@@ -6,9 +6,11 @@ import pytest
 
 from daemon.answers.patience import (
     MIN_BODY_TOKENS,
+    MIN_WINDOW_TOKENS,
     body_tokens,
     errors_plan,
     fresh_tokens,
+    window_within,
 )
 from daemon.engine.speed import Speed, SpeedMeter
 
@@ -76,3 +78,25 @@ def test_the_meter_ignores_samples_too_small_to_time() -> None:
 def test_the_meter_refuses_a_weight_outside_its_range() -> None:
     with pytest.raises(ValueError):
         SpeedMeter(weight=0)
+
+
+def test_a_cold_prompt_too_slow_to_read_in_time_gets_a_smaller_window() -> None:
+    slow = Speed(prompt_tps=200.0, decode_tps=30.0)
+    # 1,500 tokens take 7.5 s; half of 3 s reads 300.
+    assert window_within(slow, prompt_tokens=1500, cached_tokens=0, left_s=3.0, budget=1536) == 300
+    # The same prompt, evaluated already but for its last 100 tokens, fits as it is.
+    warm = window_within(slow, prompt_tokens=1500, cached_tokens=1400, left_s=3.0, budget=1536)
+    assert warm is None
+    # A fast machine reads it in time.
+    assert window_within(GPU, prompt_tokens=1500, cached_tokens=0, left_s=3.0, budget=1536) is None
+
+
+def test_a_window_is_never_cut_below_its_floor() -> None:
+    crawl = Speed(prompt_tps=20.0, decode_tps=3.0)
+    fitted = window_within(crawl, prompt_tokens=1500, cached_tokens=0, left_s=3.0, budget=1536)
+    assert fitted == MIN_WINDOW_TOKENS
+    # A prompt already at the floor is left as it is.
+    least = window_within(
+        crawl, prompt_tokens=MIN_WINDOW_TOKENS, cached_tokens=0, left_s=3, budget=900
+    )
+    assert least is None

@@ -7,6 +7,8 @@ from __future__ import annotations
 import pytest
 
 from daemon.checks.syntax import check_syntax
+from daemon.checks.toolchain import ToolVerdict
+from daemon.repair import rounds
 from daemon.repair.diagnosis import choose_span, diagnose
 from daemon.repair.intent import Candidate, close_call, describe, ranked, token_change
 from daemon.repair.layout import closer_candidates, layout_mismatches
@@ -202,6 +204,25 @@ def test_a_close_call_needs_two_judged_scores_of_equal_rank():
     assert not close_call(a, far)
     assert not close_call(Candidate("a", "one"), Candidate("b", "two"))
     assert not close_call(a, Candidate("b", "two", invented=1, score=-3.0))
+
+
+def test_the_toolchain_is_asked_in_rank_order_and_no_further_than_needed(monkeypatch):
+    asked: list[str] = []
+
+    def tool_check(language: str, text: str) -> ToolVerdict:
+        asked.append(text)
+        return ToolVerdict(True, text != "rejected")
+
+    monkeypatch.setattr(rounds, "tool_check", tool_check)
+    order = [
+        Candidate("rejected", "zero", score=-1.0),
+        Candidate("a", "one", score=-3.0),
+        Candidate("b", "two", score=-3.2),
+        Candidate("c", "three", score=-3.3),
+    ]
+    best, rival = checked_best("javascript", order)
+    assert (best, rival) == (order[1], order[2])
+    assert asked == ["rejected", "a", "b"]  # the fourth was never needed
 
 
 def test_token_change_reads_strings_as_one_token():
