@@ -159,7 +159,9 @@ class Settings(BaseSettings):
         False,
         description="After an edit, keep the KV of the unchanged chunks below it, moved to their "
         "new positions: a much faster first token after an edit near the top, but the moved "
-        "chunks' KV predates the edit, so an answer can differ from a cold evaluation's.",
+        "chunks' KV predates the edit, so an answer can differ from a cold evaluation's. It "
+        "needs one KV cache shared by every slot, where attention costs grow with all the "
+        "documents held (without it each slot has a cache of its own).",
     )
     max_request_bytes: int = Field(
         2 * 1024 * 1024, ge=1024, description="Largest accepted request body in bytes."

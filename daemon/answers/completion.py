@@ -299,7 +299,7 @@ class CompletionPipeline:
             "flights": len(self.flights),
             "joined_flights": self.flights.joined,
             "typed_hits": self.typing.hits,
-            "windows_warming": self.warmer.started - self.warmer.finished,
+            "windows_warming": len(self.warmer.tasks),
             "windows_warmed": self.warmer.finished,
         }
 

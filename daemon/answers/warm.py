@@ -22,9 +22,10 @@ from daemon.tasks import BackgroundTasks
 
 # A warm-up that has not finished reading by then gives up (the document has moved on).
 WARM_DEADLINE_S = 60.0
-# How long a warm-up waits for the model to become idle: tries, and the wait between them.
-ADMIT_TRIES = 20
-ADMIT_WAIT_S = 0.05
+# How long a warm-up waits for the model to become idle (other warm-ups included): tries, and
+# the wait between them.
+ADMIT_TRIES = 300
+ADMIT_WAIT_S = 0.1
 
 
 class WindowWarmer:
@@ -55,8 +56,8 @@ class WindowWarmer:
             del self._running[document]
 
     async def _admit(self, user: str) -> Admission | None:
-        """A background place, waiting a moment for the request that asked for this warm-up
-        to give its own back; None when the model stays busy."""
+        """A background place, once the request that asked for this warm-up has given its
+        own back and the model is idle; None when it stays busy."""
         for _ in range(ADMIT_TRIES):
             try:
                 return self.backend.admit(Priority.BACKGROUND, user)

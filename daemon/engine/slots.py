@@ -1,12 +1,14 @@
 """The sequences of the llama.cpp context: which prompt each holds, and which a new job takes.
 
-The context has one unified KV cache shared by ``n`` sequences (slots) and one scratch
-sequence. A slot remembers the tokens whose KV it holds (positions 0 to len - 1); a job runs in
-one slot, and when it ends the slot keeps its tokens, so the document's next request finds its
-prompt still evaluated. A new job takes the free slot that lets it keep the most (its common
+The context holds ``n`` sequences (slots): each in a KV stream of its own, or all in one
+unified KV cache with one more, scratch sequence (for reuse after an edit). A slot remembers
+the tokens whose KV it holds (positions 0 to len - 1); a job runs in one slot, and when it
+ends the slot keeps its tokens, so the document's next request finds its prompt still
+evaluated. A new job takes the free slot that lets it keep the most (its common
 prefix, and after an edit near the top the unchanged chunks further down, moved into place:
 ``daemon.engine.reuse``); when another slot, busy or not, shares a longer prefix, that prefix
-is copied (``llama_memory_seq_cp``: in a unified cache the cells are shared, not duplicated);
+is copied (``llama_memory_seq_cp``: in a unified cache the cells are shared, not duplicated;
+across streams the donor's stream is copied and cut);
 when a saved host-memory state shares more than any slot, it is restored. A slot about to be
 overwritten is saved to host memory first when it is worth coming back to, and least recently
 used free slots are emptied when the cache runs out of room. Used only from the worker thread.
@@ -60,6 +62,7 @@ class Slots:
         scratch: bool,
         can_shift: bool,
         max_gap: int,
+        shared_cells: bool = True,
     ) -> None:
         self.ctx = ctx
         self.memory = llama_cpp.llama_get_memory(ctx)
@@ -68,6 +71,9 @@ class Slots:
         self.states = states
         self.can_shift = can_shift
         self.max_gap = max_gap if scratch else 0
+        # A unified cache: sequences share cells, so a copied prefix is shared metadata. With
+        # a stream per sequence, a copy is of the donor's whole stream, then cut.
+        self.shared_cells = shared_cells
         self.stats = SlotStats()
         self._clock = itertools.count(1)
 
@@ -116,9 +122,7 @@ class Slots:
             best = ReusePlan(kept, (), len(wanted))
             source = "saved" if best.prefix else "cold"
         elif donor is not None and shared >= best.reused + MIN_GAIN:
-            self.remove(slot.seq, -1, -1)
-            llama_cpp.llama_memory_seq_cp(self.memory, donor.seq, slot.seq, 0, shared)
-            slot.tokens = donor.tokens[:shared]
+            self._copy(donor, slot, shared)
             best = ReusePlan(shared, (), len(wanted))
             source = "copy"
             self.stats.copied += 1
@@ -129,6 +133,16 @@ class Slots:
         self.stats.claims += 1
         self.stats.moved_tokens += best.reused - best.prefix
         return Claim(slot, best, source)
+
+    def _copy(self, donor: Slot, slot: Slot, shared: int) -> None:
+        """Give ``slot`` the first ``shared`` tokens' KV of ``donor``."""
+        self.remove(slot.seq, -1, -1)
+        if self.shared_cells:
+            llama_cpp.llama_memory_seq_cp(self.memory, donor.seq, slot.seq, 0, shared)
+        else:  # across streams llama.cpp copies whole streams (at the next decode)
+            llama_cpp.llama_memory_seq_cp(self.memory, donor.seq, slot.seq, -1, -1)
+            self.remove(slot.seq, shared, -1)
+        slot.tokens = donor.tokens[:shared]
 
     def _plan(self, cached: list[int], wanted: list[int], move: bool) -> ReusePlan:
         return plan_reuse(cached, wanted, min_chunk=MIN_CHUNK, max_gap=self.max_gap, move=move)

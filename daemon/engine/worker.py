@@ -131,8 +131,10 @@ class Engine:
         self._ctx = model.llm._ctx.ctx
         memory = llama_cpp.llama_get_memory(self._ctx)
         sequences = int(llama_cpp.llama_n_seq_max(self._ctx))
-        scratch = sequences >= 2
-        count = sequences - 1 if scratch else 1
+        # The scratch sequence (gaps evaluated aside, for reuse after an edit) needs to share
+        # cells with the slots: a unified cache.
+        scratch = sequences >= 2 and model.unified
+        count = sequences - 1 if scratch else sequences
         self.slots = Slots(
             self._ctx,
             count,
@@ -140,6 +142,7 @@ class Engine:
             scratch=scratch,
             can_shift=bool(llama_cpp.llama_memory_can_shift(memory)),
             max_gap=chunk_tokens,
+            shared_cells=model.unified,
         )
         self.parallel = max(1, min(parallel or count, count))
         self.n_ctx = model.facts.n_ctx

@@ -1,6 +1,8 @@
 """The HTTP API (FastAPI): what each endpoint does, over the daemon's parts.
 
-``/health``, ``/v1/complete`` and ``/v1/fix`` (NDJSON streams), ``/v1/feedback``, the cache's
+``/health``, ``/v1/complete`` and ``/v1/fix`` (NDJSON streams), the drop-in ``/infill``
+(llama.cpp's server), ``/v1/completions`` and ``/v1/models`` (OpenAI's API; ``daemon.http.dropin``),
+``/v1/feedback``, the cache's
 ``/v1/cache/stats`` and ``/v1/cache/clear``, and the observability endpoints ``/v1/stats``,
 ``/metrics`` and ``/dashboard``. Handlers parse and hand over: the pipelines decide, typed
 errors become statuses in ``daemon.http.errors``. Every request but ``/health`` and
@@ -13,11 +15,11 @@ import asyncio
 import logging
 import os
 import time
-from collections.abc import AsyncGenerator, Awaitable, Callable
+from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable
 from typing import Any
 
 from fastapi import Depends, FastAPI, Request, Response
-from fastapi.responses import HTMLResponse, StreamingResponse
+from fastapi.responses import HTMLResponse, JSONResponse, StreamingResponse
 from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
 
 from daemon import __version__
@@ -25,7 +27,21 @@ from daemon.errors import AssistError, InvalidRequest, NoMetrics, RateLimited, U
 from daemon.http import errors
 from daemon.http.assembly import Daemon
 from daemon.http.bodies import parse_request, read_body
-from daemon.http.ndjson import NDJSON, ndjson
+from daemon.http.dropin import (
+    SSE,
+    Answer,
+    CompletionsRequest,
+    InfillRequest,
+    completion_id,
+    completions_body,
+    completions_complete,
+    finish_reason,
+    infill_body,
+    infill_complete,
+    sse,
+    verified_pieces,
+)
+from daemon.http.ndjson import NDJSON, ndjson, observed
 from daemon.http.openapi import add_request_schemas
 from daemon.http.rate_limit import RateLimiter
 from daemon.observe.dashboard import render as render_dashboard
@@ -141,18 +157,18 @@ def create_app(daemon: Daemon, tokens: TokenStore | None = None) -> FastAPI:
             pid=os.getpid(),
         )
 
-    async def streamed(
+    async def started(
         request: Request,
         user: str,
         task: str,
-        model: type[DocumentRequest],
+        parse: Callable[[bytes], Any],
         start: Callable[[Any, str], Awaitable[AsyncGenerator[Any, None]]],
-    ) -> StreamingResponse:
+    ) -> tuple[Any, AsyncGenerator[Any, None], RequestRecord]:
         """Read, validate and start a request whose answer streams, with its metrics record;
         a refusal before the stream (413, 422, 429) is recorded too."""
         try:
             body = await read_body(request, settings.max_request_bytes)
-            req = parse_request(body, model)
+            req = parse(body)
             events = await start(req, user)
         except AssistError as exc:
             busy = exc.code in (ErrorCode.BUSY, ErrorCode.RATE_LIMITED)
@@ -167,7 +183,18 @@ def create_app(daemon: Daemon, tokens: TokenStore | None = None) -> FastAPI:
                 )
             )
             raise
-        record = RequestRecord(task, req.language, req.path, user, "cancelled")
+        return req, events, RequestRecord(task, req.language, req.path, user, "cancelled")
+
+    async def streamed(
+        request: Request,
+        user: str,
+        task: str,
+        model: type[DocumentRequest],
+        start: Callable[[Any, str], Awaitable[AsyncGenerator[Any, None]]],
+    ) -> StreamingResponse:
+        _, events, record = await started(
+            request, user, task, lambda body: parse_request(body, model), start
+        )
         return StreamingResponse(ndjson(events, record, runtime.metrics), media_type=NDJSON)
 
     @app.post("/v1/complete")
@@ -177,6 +204,106 @@ def create_app(daemon: Daemon, tokens: TokenStore | None = None) -> FastAPI:
     @app.post("/v1/fix")
     async def fix(request: Request, user: str = Depends(authenticate)) -> StreamingResponse:
         return await streamed(request, user, "fix", FixRequest, daemon.repairs.start)
+
+    async def drop_in(
+        request: Request, user: str, parse: Callable[[bytes], tuple[CompleteRequest, list[str]]]
+    ) -> tuple[Answer, AsyncGenerator[str, None]]:
+        """A drop-in protocol's request through the completion pipeline: its answer, filled
+        as the verified pieces are read."""
+        answer = Answer()
+
+        def parsed(body: bytes) -> CompleteRequest:
+            req, answer.stops = parse(body)
+            return req
+
+        _, events, record = await started(
+            request, user, "complete", parsed, daemon.completions.start
+        )
+        watched = observed(events, record, runtime.metrics)
+        return answer, verified_pieces(watched, answer)
+
+    def sse_stream(
+        pieces: AsyncGenerator[str, None],
+        answer: Answer,
+        chunk: Callable[[str], Any],
+        last: Callable[[], list[Any]],
+    ) -> StreamingResponse:
+        async def events() -> AsyncIterator[bytes]:
+            try:
+                async for piece in pieces:
+                    yield sse(chunk(piece))
+                if answer.error is not None:
+                    yield sse({"error": answer.error.model_dump(mode="json")})
+                else:
+                    for item in last():
+                        yield sse(item)
+            except AssistError as exc:
+                yield sse({"error": exc.event().model_dump(mode="json")})
+            finally:
+                await pieces.aclose()
+
+        return StreamingResponse(events(), media_type=SSE)
+
+    @app.post("/infill")
+    async def infill(request: Request, user: str = Depends(authenticate)) -> Response:
+        """llama.cpp server's fill-in-the-middle endpoint, for llama.vim and llama.vscode."""
+        wire: list[InfillRequest] = []
+
+        def parse(body: bytes) -> tuple[CompleteRequest, list[str]]:
+            wire.append(parse_request(body, InfillRequest))
+            return infill_complete(wire[0]), []
+
+        answer, pieces = await drop_in(request, user, parse)
+        if wire[0].stream:
+            return sse_stream(
+                pieces,
+                answer,
+                lambda piece: infill_body(answer, piece, final=False),
+                lambda: [infill_body(answer, "")],
+            )
+        async for _ in pieces:
+            pass
+        if answer.error is not None:
+            return errors.error_response(answer.error.code, answer.error.message)
+        content = answer.final if answer.final is not None else answer.shown
+        return JSONResponse(infill_body(answer, content))
+
+    @app.post("/v1/completions")
+    async def completions(request: Request, user: str = Depends(authenticate)) -> Response:
+        """OpenAI's completions API (``suffix`` for fill-in-the-middle), for Continue and the
+        ``openai`` package."""
+        wire: list[CompletionsRequest] = []
+
+        def parse(body: bytes) -> tuple[CompleteRequest, list[str]]:
+            wire.append(parse_request(body, CompletionsRequest))
+            return completions_complete(wire[0]), wire[0].stops()
+
+        answer, pieces = await drop_in(request, user, parse)
+        req = wire[0]
+        answer_id, model = completion_id(), req.model or runtime.model.facts.name
+        if req.stream:
+            return sse_stream(
+                pieces,
+                answer,
+                lambda piece: completions_body(answer, model, answer_id, piece, None),
+                lambda: [
+                    completions_body(answer, model, answer_id, "", finish_reason(answer)),
+                    "[DONE]",
+                ],
+            )
+        async for _ in pieces:
+            pass
+        if answer.error is not None:
+            return errors.error_response(answer.error.code, answer.error.message)
+        text = answer.final if answer.final is not None else answer.shown
+        return JSONResponse(completions_body(answer, model, answer_id, text, finish_reason(answer)))
+
+    @app.get("/v1/models")
+    async def models(user: str = Depends(authenticate)) -> dict[str, Any]:
+        """The model this daemon serves, as OpenAI's API lists models."""
+        facts = runtime.model.facts
+        entry = {"id": facts.name, "object": "model", "created": 0, "owned_by": "assist"}
+        return {"object": "list", "data": [entry]}
 
     def recorder() -> MetricsRecorder:
         if runtime.metrics is None:

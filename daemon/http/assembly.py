@@ -67,8 +67,11 @@ def build_daemon(settings: Settings) -> Daemon:
         n_gpu_layers=settings.n_gpu_layers,
         prompt_format=settings.prompt_format,
         fingerprint_memo=settings.cache_dir / "fingerprints.json",
-        sequences=max(settings.kv_slots, settings.parallel) + 1,  # and one scratch sequence
+        # Reuse after an edit evaluates gaps aside, in a scratch sequence sharing the slots'
+        # cells: a unified cache. Otherwise each slot has a KV stream of its own.
+        sequences=max(settings.kv_slots, settings.parallel) + int(settings.reuse_after_edit),
         kv_cells=settings.n_ctx * settings.parallel,
+        unified=settings.reuse_after_edit,
     )
     scheduler = Scheduler(settings.queue_size, settings.user_queue_size)
     states = SequenceStates(settings.kv_states_bytes)

@@ -75,3 +75,23 @@ async def ndjson(
         await events.aclose()
         if record is not None and recorder is not None:
             recorder.record(record)
+
+
+async def observed(
+    events: AsyncGenerator[Any, None],
+    record: RequestRecord,
+    recorder: MetricsRecorder | None,
+) -> AsyncGenerator[Any, None]:
+    """The events as they are, each filling the request's metrics record, which is handed
+    over once they have ended, however they ended (for answers in other shapes than NDJSON)."""
+    try:
+        async for event in events:
+            observe(record, event)
+            yield event
+    except AssistError as exc:
+        record.outcome, record.error_code = "error", exc.code.value
+        raise
+    finally:
+        await events.aclose()
+        if recorder is not None:
+            recorder.record(record)

@@ -233,11 +233,12 @@ def cross(client: DaemonClient, lines: list[CrossFileLine], contexts: Any) -> li
 
 
 def wait_idle(client: DaemonClient, limit_s: float = 120.0) -> None:
-    """Until the daemon runs nothing (a window's warm-up included), or ``limit_s`` passed."""
+    """Until the daemon runs nothing and has no window to read, or ``limit_s`` passed."""
     end = time.monotonic() + limit_s
     while time.monotonic() < end:
         health = client.health()
-        if not health.engine.get("running") and not health.queue_depth:
+        warming = health.workload.get("windows_warming")
+        if not health.engine.get("running") and not health.queue_depth and not warming:
             return
         time.sleep(0.1)
 

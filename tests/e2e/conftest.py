@@ -77,12 +77,9 @@ def daemon(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RunningDaemon]:
     running.stop()
 
 
-@pytest.fixture(scope="session")
-def engine_model() -> Iterator[LoadedModel]:
-    """The embedded model in this process, for the engine's own tests: five sequences (four
-    slots and a scratch one) sharing 8,192 KV cells, 2,048 a prompt."""
+def _engine_model(sequences: int, unified: bool) -> LoadedModel:
     settings = load_settings()
-    loaded = LoadedModel(
+    return LoadedModel(
         resolve_model(None, settings.cache_dir, settings.model),
         n_ctx=2048,
         n_batch=512,
@@ -90,8 +87,25 @@ def engine_model() -> Iterator[LoadedModel]:
         n_gpu_layers=-1,
         prompt_format=None,
         fingerprint_memo=settings.cache_dir / "fingerprints.json",
-        sequences=5,
+        sequences=sequences,
         kv_cells=8192,
+        unified=unified,
     )
+
+
+@pytest.fixture(scope="session")
+def engine_model() -> Iterator[LoadedModel]:
+    """The embedded model in this process, for the engine's own tests, as the daemon loads it
+    by default: four sequences, each in a KV stream of its own of 2,048 cells."""
+    loaded = _engine_model(4, unified=False)
+    yield loaded
+    loaded.close()
+
+
+@pytest.fixture(scope="session")
+def unified_model() -> Iterator[LoadedModel]:
+    """The embedded model as the daemon loads it for reuse after an edit: five sequences (four
+    slots and a scratch one) sharing one KV cache of 8,192 cells."""
+    loaded = _engine_model(5, unified=True)
     yield loaded
     loaded.close()

@@ -159,8 +159,21 @@ def test_a_prompt_read_without_writing_is_held_for_the_next_job(engine, engine_m
     assert reused(answer(engine, following, 2)) >= len(document) - 1
 
 
-def test_a_shared_prefix_is_copied_between_sequences(engine, engine_model):
+@pytest.fixture(params=["streams", "unified"])
+def any_engine(request, engine_model, unified_model) -> Iterator[Engine]:
+    """An engine on each kind of KV cache: a stream per sequence, and one shared by all."""
+    model = engine_model if request.param == "streams" else unified_model
+    eng = Engine(model, Scheduler(16, 16), SequenceStates(0), chunk_tokens=64, parallel=4)
+    eng.start()
+    yield eng
+    eng.close()
+
+
+def test_a_shared_prefix_is_copied_between_sequences(any_engine, engine_model):
+    engine = any_engine
     base = tokens_of(engine_model, LONG_FILE)
+    alone = answer(engine, base + engine_model.tokenize_text("result = 0\n"), 8)[-1].text
+    engine.slots.clear()
     answer(engine, base, 2)
     copies = engine.slots.stats.copied
     # Two prompts that share the file and differ at the end run together: the second copies
@@ -168,8 +181,12 @@ def test_a_shared_prefix_is_copied_between_sequences(engine, engine_model):
     a = submit(engine, base + engine_model.tokenize_text("return sum(values)\n"), 2)[1]
     b = submit(engine, base + engine_model.tokenize_text("result = 0\n"), 2)[1]
     assert reused(wait(a)) >= len(base) - 1
-    assert reused(wait(b)) >= len(base) - 1
+    copied = wait(b)
+    assert reused(copied) >= len(base) - 1
     assert engine.slots.stats.copied > copies
+    assert alone.startswith(copied[-1].text)
+    # The copied KV is the donor's: the answer is the one evaluated from scratch.
+    assert answer(engine, base + engine_model.tokenize_text("result = 0\n"), 8)[-1].text == alone
 
 
 EDITS = [
@@ -207,13 +224,13 @@ def test_by_default_an_edit_keeps_the_prefix_and_the_answer_is_the_cold_one(
 
 
 @pytest.mark.parametrize("edit", EDITS)
-def test_with_reuse_after_edit_the_chunks_below_the_edit_are_kept(engine_model, edit):
+def test_with_reuse_after_edit_the_chunks_below_the_edit_are_kept(unified_model, edit):
     moving = Engine(
-        engine_model, Scheduler(4, 4), SequenceStates(0), chunk_tokens=64, reuse_after_edit=True
+        unified_model, Scheduler(4, 4), SequenceStates(0), chunk_tokens=64, reuse_after_edit=True
     )
     moving.start()
     try:
-        before, after, events = edited(moving, engine_model, edit)
+        before, after, events = edited(moving, unified_model, edit)
         prefix = next(i for i, (a, b) in enumerate(zip(before, after, strict=False)) if a != b)
         assert reused(events) >= len(after) - 40  # far more than the prefix before the edit
         assert reused(events) > prefix + 200

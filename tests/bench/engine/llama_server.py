@@ -23,6 +23,7 @@ import llama_cpp
 from daemon.client.launcher import free_port
 
 CACHE = Path.home() / ".cache" / "assist" / "llama-server"
+NO_AMX = "-mno-amx-tile -mno-amx-int8 -mno-amx-bf16"
 
 
 def cached_binary() -> Path:
@@ -69,6 +70,10 @@ def build(log=sys.stderr) -> Path:
                 "-DLLAMA_CURL=OFF",
                 "-DBUILD_SHARED_LIBS=OFF",
                 "-DLLAMA_BUILD_TESTS=OFF",
+                # As the Makefile builds llama-cpp-python: without llama.cpp's AMX kernels,
+                # which crash where the tile registers are not granted.
+                f"-DCMAKE_C_FLAGS={NO_AMX}",
+                f"-DCMAKE_CXX_FLAGS={NO_AMX}",
             ],
             check=True,
             stdout=subprocess.DEVNULL,

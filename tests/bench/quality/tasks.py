@@ -69,6 +69,8 @@ def read_jsonl(path: Path) -> list[dict[str, str]]:
 
 def spread(items: list[dict[str, str]], count: int) -> list[dict[str, str]]:
     """``count`` items spread evenly over the list (all of them when it is shorter)."""
+    if count <= 0:
+        return []
     if count >= len(items):
         return items
     step = len(items) / count

@@ -1,0 +1,263 @@
+"""Drop-in protocols: llama.cpp server's ``/infill`` and OpenAI's ``/v1/completions``.
+
+Editors set up for llama.cpp's server (llama.vim, llama.vscode) or for an OpenAI-compatible
+completions API (Continue, lsp-ai, scripts written with the ``openai`` package) can point at
+assist unchanged. Each request becomes a ``CompleteRequest`` (the document is the text before
+the cursor and the text after it) and goes through the same pipeline as ``/v1/complete``: the
+shared cache, the profile header, the stop rules, the scheduler and the metrics. What a client
+gets back is the ``final`` stage, in its protocol's shape.
+
+Sampling parameters (``temperature``, ``top_k``, ``top_p``) are accepted and not applied: the
+daemon samples with its own settings (greedy by default), so that the same prompt is the same
+answer and comes from the cache. Streams are server-sent events; they carry the verified text
+only, so what a client has shown is never taken back: the ``logic`` stage when it verified, then
+whatever the ``final`` stage adds to it.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+import uuid
+from collections.abc import AsyncGenerator
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+from daemon.errors import InvalidRequest
+from daemon.protocol import (
+    MAX_CONTEXT_SNIPPETS,
+    MAX_SNIPPET_CHARS,
+    CompleteRequest,
+    ContextSnippet,
+    DoneEvent,
+    ErrorEvent,
+    StageEvent,
+)
+
+SSE = "text/event-stream"
+
+
+class InfillChunk(BaseModel):
+    """One chunk of another file, as llama.vim and llama.vscode send them."""
+
+    model_config = ConfigDict(extra="ignore")
+
+    text: str = Field("", max_length=MAX_SNIPPET_CHARS)
+    filename: str = Field("", max_length=4096)
+
+
+class InfillRequest(BaseModel):
+    """POST /infill, as llama.cpp's server reads it (the fields its editor clients send)."""
+
+    model_config = ConfigDict(extra="ignore")
+
+    input_prefix: str = ""
+    input_suffix: str = ""
+    input_extra: list[InfillChunk] = Field(default_factory=list)
+    prompt: str = Field("", description="The text typed before the cursor on its line.")
+    n_predict: int = Field(-1, ge=-1, description="Tokens at most (-1: the daemon's budget).")
+    t_max_predict_ms: int | None = Field(None, ge=0, description="Time for the answer (ms).")
+    temperature: float | None = None
+    top_k: int | None = None
+    top_p: float | None = None
+    stream: bool = False
+    cache_prompt: bool = True
+
+    def document(self) -> tuple[str, str]:
+        """The document's text before the cursor, and after it."""
+        return self.input_prefix + self.prompt, self.input_suffix
+
+    def snippets(self) -> list[ContextSnippet]:
+        """``input_extra`` as repository context (chunks with neither a file name nor text
+        are dropped; a chunk without a name is labelled by its place)."""
+        chunks = [c for c in self.input_extra if c.text.strip()][:MAX_CONTEXT_SNIPPETS]
+        return [
+            ContextSnippet(path=c.filename or f"chunk-{index}", text=c.text, kind="recent")
+            for index, c in enumerate(chunks)
+        ]
+
+
+class CompletionsRequest(BaseModel):
+    """POST /v1/completions, as OpenAI's legacy completions API reads it."""
+
+    model_config = ConfigDict(extra="ignore")
+
+    model: str | None = None
+    prompt: str | list[str] = ""
+    suffix: str | None = None
+    max_tokens: int | None = Field(16, ge=1)
+    temperature: float | None = None
+    top_p: float | None = None
+    n: int = 1
+    stream: bool = False
+    stop: str | list[str] | None = None
+    user: str | None = None
+
+    @field_validator("n")
+    @classmethod
+    def _one_choice(cls, n: int) -> int:
+        if n != 1:
+            raise ValueError("assist answers one choice per request (n = 1)")
+        return n
+
+    def text(self) -> str:
+        if isinstance(self.prompt, list):
+            if len(self.prompt) != 1:
+                raise InvalidRequest("prompt: send one prompt per request")
+            return self.prompt[0]
+        return self.prompt
+
+    def stops(self) -> list[str]:
+        if self.stop is None:
+            return []
+        stops = [self.stop] if isinstance(self.stop, str) else self.stop
+        if len(stops) > 4:
+            raise InvalidRequest("stop: at most 4 sequences")
+        return [s for s in stops if s]
+
+
+def complete_request(
+    before: str,
+    after: str,
+    *,
+    max_tokens: int | None,
+    deadline_ms: int | None = None,
+    context: list[ContextSnippet] | None = None,
+) -> CompleteRequest:
+    """The ``/v1/complete`` request for a cursor between ``before`` and ``after``."""
+    line = before.count("\n")
+    column = len(before) - (before.rfind("\n") + 1)
+    return CompleteRequest(
+        text=before + after,
+        line=line,
+        column=column,
+        max_tokens=max_tokens,
+        deadline_ms=deadline_ms or None,
+        context=context or [],
+    )
+
+
+def infill_complete(req: InfillRequest) -> CompleteRequest:
+    before, after = req.document()
+    return complete_request(
+        before,
+        after,
+        max_tokens=req.n_predict if req.n_predict > 0 else None,
+        deadline_ms=req.t_max_predict_ms,
+        context=req.snippets(),
+    )
+
+
+def completions_complete(req: CompletionsRequest) -> CompleteRequest:
+    return complete_request(req.text(), req.suffix or "", max_tokens=req.max_tokens)
+
+
+@dataclass
+class Answer:
+    """What a completion stream came to: its verified text as it grew, and how it ended."""
+
+    shown: str = ""  # what was streamed: the verified text, only ever added to
+    final: str | None = None  # the final stage's text when it verified
+    stopped: bool = False  # a client's stop sequence cut the final text
+    stops: list[str] = field(default_factory=list)  # the client's stop sequences
+    done: DoneEvent | None = None
+    error: ErrorEvent | None = None
+    pieces: list[str] = field(default_factory=list)
+
+
+def cut_at_stops(text: str, stops: list[str]) -> tuple[str, bool]:
+    """``text`` up to the first of ``stops``, and whether one was found."""
+    hits = [i for stop in stops if (i := text.find(stop)) >= 0]
+    return (text[: min(hits)], True) if hits else (text, False)
+
+
+async def verified_pieces(
+    events: AsyncGenerator[Any, None], answer: Answer
+) -> AsyncGenerator[str, None]:
+    """The answer's verified text in pieces that only ever add to what was sent: the
+    ``logic`` stage when it verified, then what ``final`` adds (cut at ``answer.stops``)."""
+    async for event in events:
+        if isinstance(event, StageEvent) and event.ok and event.stage in ("logic", "final"):
+            text, found = cut_at_stops(event.text, answer.stops)
+            if event.stage == "final":
+                answer.final, answer.stopped = text, found
+            if text.startswith(answer.shown) and len(text) > len(answer.shown):
+                piece = text[len(answer.shown) :]
+                answer.shown = text
+                answer.pieces.append(piece)
+                yield piece
+        elif isinstance(event, DoneEvent):
+            answer.done = event
+        elif isinstance(event, ErrorEvent):
+            answer.error = event
+
+
+def sse(data: dict[str, Any] | str) -> bytes:
+    body = data if isinstance(data, str) else json.dumps(data, separators=(",", ":"))
+    return f"data: {body}\n\n".encode()
+
+
+def infill_body(answer: Answer, content: str, *, final: bool = True) -> dict[str, Any]:
+    """llama.cpp server's answer: the text, and the counts and times its clients display."""
+    done = answer.done
+    if not final or done is None:
+        return {"content": content, "stop": False}
+    t = done.timings
+    predicted_ms = max(0.0, t.total_ms - t.prompt_ms - t.queue_ms)
+    return {
+        "content": content,
+        "stop": True,
+        "stop_type": "limit" if done.finish_reason == "length" else "eos",
+        "model": "assist",
+        "tokens_predicted": done.tokens,
+        "tokens_evaluated": done.prompt_tokens,
+        "tokens_cached": done.reused_tokens,
+        "truncated": False,
+        "cached": done.cached,
+        "timings": {
+            "prompt_n": max(0, done.prompt_tokens - done.reused_tokens),
+            "prompt_ms": t.prompt_ms,
+            "predicted_n": done.tokens,
+            "predicted_ms": predicted_ms,
+            "predicted_per_second": done.tokens / predicted_ms * 1000 if predicted_ms else 0.0,
+            "total_ms": t.total_ms,
+        },
+    }
+
+
+def completions_body(
+    answer: Answer,
+    model: str,
+    completion_id: str,
+    text: str,
+    finish: Literal["stop", "length"] | None,
+) -> dict[str, Any]:
+    """An OpenAI completions answer (or, with ``finish`` None, one chunk of its stream)."""
+    body: dict[str, Any] = {
+        "id": completion_id,
+        "object": "text_completion",
+        "created": int(time.time()),
+        "model": model,
+        "choices": [{"text": text, "index": 0, "logprobs": None, "finish_reason": finish}],
+    }
+    done = answer.done
+    if finish is not None and done is not None:
+        body["usage"] = {
+            "prompt_tokens": done.prompt_tokens,
+            "completion_tokens": done.tokens,
+            "total_tokens": done.prompt_tokens + done.tokens,
+        }
+    return body
+
+
+def finish_reason(answer: Answer) -> Literal["stop", "length"]:
+    done = answer.done
+    if done is not None and done.finish_reason == "length" and not answer.stopped:
+        return "length"
+    return "stop"
+
+
+def completion_id() -> str:
+    return f"cmpl-{uuid.uuid4().hex[:24]}"
