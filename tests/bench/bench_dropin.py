@@ -37,7 +37,7 @@ AFTER = "\n\n\nprint(load('x.json'))\n"
 def complete(http: httpx.Client) -> bool:
     text = BEFORE + LINE + AFTER
     line = BEFORE.count("\n")
-    body = {"text": text, "line": line, "column": len(LINE), "path": "app.py"}
+    body = {"text": text, "line": line, "column": len(LINE), "max_tokens": 48}
     with http.stream("POST", "/v1/complete", json=body) as response:
         events = [json.loads(x) for x in response.iter_lines() if x.strip()]
     return bool(events[-1].get("cached"))

@@ -7,6 +7,9 @@ In one run, on the embedded model (or ``--model``), in this process:
                request; the same against llama.cpp's llama-server with ``-np`` equal to the
                concurrency (built once from the pinned sources and cached; ``--no-server``
                skips it). The ratio (at once / one after another, tokens/s) is the headline.
+  held         prompt and decode speed of a new document while 0, 2, 4 and 7 others (about
+               1,500 tokens each) stay evaluated: in a KV stream per document, and in one
+               unified cache, where attention runs over every cell in use.
   edits        the first token after an edit at the top, the middle and the end of a file of
                about 2,000 tokens, against the first token of the same file cold.
   per token    milliseconds per generated token on one warm prompt, prompt included, against
@@ -63,7 +66,8 @@ def documents(count: int, lines: int = 40) -> list[str]:
     raise RuntimeError(f"only {len(found)} documents found under {stdlib}")
 
 
-def load(parallel: int) -> LoadedModel:
+def load(parallel: int, unified: bool = False, sequences: int | None = None) -> LoadedModel:
+    """The model with ``parallel`` slots of ``N_CTX`` tokens (``sequences`` in all)."""
     settings = load_settings()
     return LoadedModel(
         resolve_model(settings.model_path, settings.cache_dir, settings.model),
@@ -73,8 +77,9 @@ def load(parallel: int) -> LoadedModel:
         n_gpu_layers=settings.n_gpu_layers,
         prompt_format=None,
         fingerprint_memo=settings.cache_dir / "fingerprints.json",
-        sequences=parallel + 1,
-        kv_cells=N_CTX * parallel,
+        sequences=sequences or parallel + 1,
+        kv_cells=N_CTX * (sequences or parallel),
+        unified=unified,
     )
 
 
@@ -209,6 +214,41 @@ def edits(model: LoadedModel, reuse_after_edit: bool, repeat: int = 3) -> dict[s
     return medians
 
 
+HELD_KINDS = ("a stream per document", "one unified cache")
+HELD_COUNTS = (0, 2, 4, 7)
+
+
+def held_documents(probe_text: str, unified: bool) -> list[dict[str, float]]:
+    """Prompt and decode speed of a new document while others stay evaluated in the KV cache
+    (each about 1,500 tokens): in a stream per document, and in one unified cache."""
+    model = load(4, unified=unified, sequences=9)
+    engine = Engine(model, Scheduler(16, 16), SequenceStates(0), parallel=4)
+    engine.start()
+    rows = []
+    try:
+        big = documents(max(HELD_COUNTS), lines=110)
+        held = 0
+        for count in HELD_COUNTS:
+            while held < count:
+                Timed(engine, prompt_tokens(model, big[held]), 0).wait()
+                held += 1
+            probe = prompt_tokens(model, f"# probe {count}\n{probe_text}")
+            timed = Timed(engine, probe, 32)
+            seconds, made = timed.wait()
+            reading = timed.first_token_s
+            rows.append(
+                {
+                    "held": count,
+                    "prompt_tps": len(probe) / reading,
+                    "decode_tps": made / max(1e-9, seconds - reading),
+                }
+            )
+    finally:
+        engine.close()
+        model.close()
+    return rows
+
+
 def per_token(model: LoadedModel, tokens: list[int], max_tokens: int, repeat: int = 5) -> float:
     engine = Engine(model, Scheduler(8, 8), SequenceStates(0), parallel=1)
     engine.start()
@@ -296,14 +336,22 @@ def main() -> int:
     parser.add_argument(
         "--only-edits", action="store_true", help="measure the first token after edits only"
     )
+    parser.add_argument(
+        "--only-held", action="store_true", help="measure speed with documents held only"
+    )
     args = parser.parse_args()
     settings = load_settings()
     model_path = resolve_model(settings.model_path, settings.cache_dir, settings.model).path
     binary = None if args.no_server else build()
     texts = documents(max(args.concurrency))
     report: dict[str, object] = {"tokens": args.tokens, "concurrency": {}}
+    if args.only_held:
+        for kind in HELD_KINDS:
+            rows = held_documents(texts[0], kind == "one unified cache")
+            print_held(kind, rows)
+        return 0
     if args.only_edits:
-        model = load(1)
+        model = load(1, unified=args.reuse_after_edit)
         report["edits"] = edits(model, args.reuse_after_edit)
         model.close()
         print_report(report)
@@ -321,8 +369,12 @@ def main() -> int:
             finally:
                 server.close()
         report["concurrency"][n] = row  # type: ignore[index]
+    progress("documents held")
+    report["held"] = {
+        kind: held_documents(texts[0], kind == "one unified cache") for kind in HELD_KINDS
+    }
     progress("edits")
-    model = load(1)
+    model = load(1, unified=args.reuse_after_edit)
     report["edits"] = edits(model, args.reuse_after_edit)
     progress("per token")
     one = prompt_tokens(model, texts[0])
@@ -363,6 +415,8 @@ def print_report(report: dict) -> None:
                 f"  {who + f' x{n}':<22} {ratio:>16.2f}x {t['tokens_per_s']:>14.1f} "
                 f"{t['p50_ms']:>8.0f} {t['p99_ms']:>8.0f}"
             )
+    for kind, rows in report.get("held", {}).items():
+        print_held(kind, rows)
     print_edits(report["edits"])
     if "per_token_ms" not in report:
         return
@@ -378,6 +432,13 @@ def print_report(report: dict) -> None:
             f"  single request alone: {s['now']:.0f} ms now, {s['before']:.0f} ms before "
             f"({s['now'] / s['before']:.2f}x)"
         )
+
+
+def print_held(kind: str, rows: list[dict[str, float]]) -> None:
+    figures = ", ".join(
+        f"{r['held']:.0f}: {r['prompt_tps']:.0f}/{r['decode_tps']:.1f}" for r in rows
+    )
+    print(f"  documents held, prompt/decode tok/s, {kind}: {figures}")
 
 
 def print_edits(e: dict) -> None:
