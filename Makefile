@@ -7,7 +7,8 @@ PYTEST_ARGS ?=
 
 VSCODE := editors/vscode
 LLAMA_CPP := $(shell grep -o 'llama-cpp-python==[0-9.]*' pyproject.toml)
-NO_AMX := -mno-amx-tile -mno-amx-int8 -mno-amx-bf16
+# x86-64 only: other compilers' targets do not know these flags.
+NO_AMX := $(if $(filter x86_64,$(shell uname -m)),-mno-amx-tile -mno-amx-int8 -mno-amx-bf16,)
 
 .PHONY: install run test unit e2e editors vscode browser lint fmt typecheck bench clean
 

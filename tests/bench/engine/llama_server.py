@@ -9,6 +9,7 @@ CURL) takes about a quarter of an hour on two cores; the binary is kept under
 from __future__ import annotations
 
 import os
+import platform
 import shutil
 import subprocess
 import sys
@@ -23,7 +24,8 @@ import llama_cpp
 from daemon.client.launcher import free_port
 
 CACHE = Path.home() / ".cache" / "assist" / "llama-server"
-NO_AMX = "-mno-amx-tile -mno-amx-int8 -mno-amx-bf16"
+# x86-64 only: other targets do not know these flags.
+NO_AMX = "-mno-amx-tile -mno-amx-int8 -mno-amx-bf16" if platform.machine() == "x86_64" else ""
 
 
 def cached_binary() -> Path:
