@@ -352,7 +352,7 @@ class CompletionPipeline:
         return window_within(
             self.backend.speed(),
             prompt_tokens=len(prompt.tokens),
-            cached_tokens=self.backend.cached(prompt.tokens),
+            cached_tokens=lambda: self.backend.cached(prompt.tokens),
             left_s=self._patience_ms(req, route) / 1000,
             budget=self.settings.prompt_budget_tokens,
         )

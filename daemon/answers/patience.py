@@ -10,7 +10,7 @@ cost fits in what is left.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from daemon.engine.speed import Speed
@@ -75,13 +75,22 @@ def errors_plan(
 
 
 def window_within(
-    speed: Speed, *, prompt_tokens: int, cached_tokens: int, left_s: float, budget: int
+    speed: Speed,
+    *,
+    prompt_tokens: int,
+    cached_tokens: Callable[[], int],
+    left_s: float,
+    budget: int,
 ) -> int | None:
     """A smaller prompt budget when reading what the model does not hold yet of a
     ``prompt_tokens`` prompt would take more than ``PROMPT_SHARE`` of ``left_s``; None when
-    the prompt fits its time as it is (or cannot be cut below ``MIN_WINDOW_TOKENS``)."""
+    the prompt fits its time as it is (or cannot be cut below ``MIN_WINDOW_TOKENS``).
+    ``cached_tokens`` (how many the model holds) is asked only when a cold read would not
+    fit: on a fast machine or a short prompt, never."""
     allowed = PROMPT_SHARE * left_s
-    if speed.prompt_seconds(prompt_tokens - cached_tokens) <= allowed:
+    if speed.prompt_seconds(prompt_tokens) <= allowed:
+        return None
+    if speed.prompt_seconds(prompt_tokens - cached_tokens()) <= allowed:
         return None
     fitted = max(MIN_WINDOW_TOKENS, int(allowed * speed.prompt_tps))
     return fitted if fitted < min(budget, prompt_tokens) else None

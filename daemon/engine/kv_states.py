@@ -74,20 +74,15 @@ class SequenceStates:
     def __len__(self) -> int:
         return len(self._states)
 
-    def best(self, tokens: np.ndarray) -> tuple[int | None, int]:
-        """The saved state sharing the longest prefix with ``tokens``, and that length."""
+    def best(self, tokens: Sequence[int] | np.ndarray) -> tuple[int | None, int]:
+        """The saved state sharing the longest prefix with ``tokens``, and that length. Safe
+        to call from another thread than the engine's (it reads a snapshot of the states)."""
         best_id, best_len = None, 0
-        for state_id, state in self._states.items():
+        for state_id, state in list(self._states.items()):
             length = common_prefix(state.tokens, tokens)
             if length > best_len:
                 best_id, best_len = state_id, length
         return best_id, best_len
-
-    def longest(self, tokens: Sequence[int]) -> int:
-        """How many leading tokens of ``tokens`` the best saved state holds. Safe to call from
-        another thread than the engine's (it reads a snapshot of the states)."""
-        states = list(self._states.values())
-        return max((common_prefix(state.tokens, tokens) for state in states), default=0)
 
     def save(self, ctx: llama_cpp.llama_context_p, seq: int, tokens: list[int]) -> None:
         """Copy sequence ``seq``'s state (it holds ``tokens``), unless it is short or already

@@ -197,7 +197,7 @@ class Engine:
         the worker runs, so an estimate (a slot may change the moment after)."""
         held = [list(slot.tokens) for slot in self.slots.slots]
         best = max((common_prefix(cached, tokens) for cached in held), default=0)
-        return max(best, self.states.longest(tokens) if self.states.enabled else 0)
+        return max(best, self.states.best(tokens)[1] if self.states.enabled else 0)
 
     # -- submitting ------------------------------------------------------------------------
     def submit(

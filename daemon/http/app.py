@@ -244,6 +244,17 @@ def create_app(daemon: Daemon, tokens: TokenStore | None = None) -> FastAPI:
 
         return StreamingResponse(events(), media_type=SSE)
 
+    async def whole(
+        pieces: AsyncGenerator[str, None], answer: Answer, body: Callable[[], dict[str, Any]]
+    ) -> Response:
+        """A drop-in answer that is not streamed: read to its end, then ``body``, or the error
+        it ended in with its status."""
+        async for _ in pieces:
+            pass
+        if answer.error is not None:
+            return errors.error_response(answer.error.code, answer.error.message)
+        return JSONResponse(body())
+
     @app.post("/infill")
     async def infill(request: Request, user: str = Depends(authenticate)) -> Response:
         """llama.cpp server's fill-in-the-middle endpoint, for llama.vim and llama.vscode."""
@@ -261,12 +272,7 @@ def create_app(daemon: Daemon, tokens: TokenStore | None = None) -> FastAPI:
                 lambda piece: infill_body(answer, piece, final=False),
                 lambda: [infill_body(answer, "")],
             )
-        async for _ in pieces:
-            pass
-        if answer.error is not None:
-            return errors.error_response(answer.error.code, answer.error.message)
-        content = answer.final if answer.final is not None else answer.shown
-        return JSONResponse(infill_body(answer, content))
+        return await whole(pieces, answer, lambda: infill_body(answer, answer.text))
 
     @app.post("/v1/completions")
     async def completions(request: Request, user: str = Depends(authenticate)) -> Response:
@@ -291,12 +297,11 @@ def create_app(daemon: Daemon, tokens: TokenStore | None = None) -> FastAPI:
                     "[DONE]",
                 ],
             )
-        async for _ in pieces:
-            pass
-        if answer.error is not None:
-            return errors.error_response(answer.error.code, answer.error.message)
-        text = answer.final if answer.final is not None else answer.shown
-        return JSONResponse(completions_body(answer, model, answer_id, text, finish_reason(answer)))
+        return await whole(
+            pieces,
+            answer,
+            lambda: completions_body(answer, model, answer_id, answer.text, finish_reason(answer)),
+        )
 
     @app.get("/v1/models")
     async def models(user: str = Depends(authenticate)) -> dict[str, Any]:

@@ -164,7 +164,12 @@ class Answer:
     stops: list[str] = field(default_factory=list)  # the client's stop sequences
     done: DoneEvent | None = None
     error: ErrorEvent | None = None
-    pieces: list[str] = field(default_factory=list)
+
+    @property
+    def text(self) -> str:
+        """The answer of a request that was not streamed: the final stage's verified text,
+        else what verified before it."""
+        return self.final if self.final is not None else self.shown
 
 
 def cut_at_stops(text: str, stops: list[str]) -> tuple[str, bool]:
@@ -186,7 +191,6 @@ async def verified_pieces(
             if text.startswith(answer.shown) and len(text) > len(answer.shown):
                 piece = text[len(answer.shown) :]
                 answer.shown = text
-                answer.pieces.append(piece)
                 yield piece
         elif isinstance(event, DoneEvent):
             answer.done = event

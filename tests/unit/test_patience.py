@@ -80,23 +80,38 @@ def test_the_meter_refuses_a_weight_outside_its_range() -> None:
         SpeedMeter(weight=0)
 
 
+def fit(speed: Speed, tokens: int, cached: int = 0, budget: int = 1536) -> int | None:
+    return window_within(
+        speed, prompt_tokens=tokens, cached_tokens=lambda: cached, left_s=3.0, budget=budget
+    )
+
+
 def test_a_cold_prompt_too_slow_to_read_in_time_gets_a_smaller_window() -> None:
     slow = Speed(prompt_tps=200.0, decode_tps=30.0)
     # 1,500 tokens take 7.5 s; half of 3 s reads 300.
-    assert window_within(slow, prompt_tokens=1500, cached_tokens=0, left_s=3.0, budget=1536) == 300
+    assert fit(slow, 1500) == 300
     # The same prompt, evaluated already but for its last 100 tokens, fits as it is.
-    warm = window_within(slow, prompt_tokens=1500, cached_tokens=1400, left_s=3.0, budget=1536)
-    assert warm is None
+    assert fit(slow, 1500, cached=1400) is None
     # A fast machine reads it in time.
-    assert window_within(GPU, prompt_tokens=1500, cached_tokens=0, left_s=3.0, budget=1536) is None
+    assert fit(GPU, 1500) is None
+
+
+def test_what_the_model_holds_is_asked_only_when_a_cold_read_would_not_fit() -> None:
+    asked: list[int] = []
+
+    def cached() -> int:
+        asked.append(1)
+        return 0
+
+    window_within(GPU, prompt_tokens=1500, cached_tokens=cached, left_s=3.0, budget=1536)
+    assert asked == []
+    slow = Speed(prompt_tps=200.0, decode_tps=30.0)
+    window_within(slow, prompt_tokens=1500, cached_tokens=cached, left_s=3.0, budget=1536)
+    assert asked == [1]
 
 
 def test_a_window_is_never_cut_below_its_floor() -> None:
     crawl = Speed(prompt_tps=20.0, decode_tps=3.0)
-    fitted = window_within(crawl, prompt_tokens=1500, cached_tokens=0, left_s=3.0, budget=1536)
-    assert fitted == MIN_WINDOW_TOKENS
+    assert fit(crawl, 1500) == MIN_WINDOW_TOKENS
     # A prompt already at the floor is left as it is.
-    least = window_within(
-        crawl, prompt_tokens=MIN_WINDOW_TOKENS, cached_tokens=0, left_s=3, budget=900
-    )
-    assert least is None
+    assert fit(crawl, MIN_WINDOW_TOKENS, budget=900) is None
