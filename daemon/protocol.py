@@ -8,7 +8,7 @@ parse events with them, so both sides agree by construction. Positions on the wi
 from __future__ import annotations
 
 from enum import StrEnum
-from typing import Annotated, Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
 
@@ -343,6 +343,6 @@ class Health(BaseModel):
     cache_bytes: int
     queue_depth: int
     cache_status: str = Field("ok", description="'ok', or why results are not being stored.")
-    engine: dict[str, int | float | str | None]
+    engine: dict[str, Any]
     workload: dict[str, int | float | str | None] = Field(default_factory=dict)
     pid: int

@@ -163,6 +163,25 @@ class Settings(BaseSettings):
         "needs one KV cache shared by every slot, where attention costs grow with all the "
         "documents held (without it each slot has a cache of its own).",
     )
+    # Remote generation: OpenAI-compatible completion servers instead of the local model.
+    backend: list[str] = Field(
+        default_factory=list,
+        description="URL of an OpenAI-compatible completion server (llama.cpp's server, vLLM, "
+        "llama-cpp-python's server) to generate on instead of the local model; repeat for "
+        "several. The local model file still gives the vocabulary and prompt format.",
+    )
+    backend_model: str | None = Field(
+        None, description="Model name sent to the backends; by default what /v1/models names."
+    )
+    backend_limit: int = Field(
+        4, ge=1, le=256, description="Requests one backend runs at once (match its slots)."
+    )
+    backend_check_s: float = Field(
+        2.0, gt=0, description="How often each backend's health is checked (s)."
+    )
+    backend_api_key: str | None = Field(
+        None, description="Bearer token the backends require (vLLM's --api-key), if any."
+    )
     max_request_bytes: int = Field(
         2 * 1024 * 1024, ge=1024, description="Largest accepted request body in bytes."
     )
@@ -246,6 +265,16 @@ class Settings(BaseSettings):
         except UnknownModel as exc:
             raise ValueError(f"{exc}; `assist models` lists them") from None
 
+    @field_validator("backend")
+    @classmethod
+    def _backend_urls(cls, urls: list[str]) -> list[str]:
+        for url in urls:
+            if not url.startswith(("http://", "https://")) or len(url.split("://", 1)[1]) < 1:
+                raise ValueError(f"{url!r} is not a server URL (e.g. http://gpu-node:8080)")
+        if len({u.rstrip("/") for u in urls}) != len(urls):
+            raise ValueError("a backend is named twice")
+        return [u.rstrip("/") for u in urls]
+
     @classmethod
     def settings_customise_sources(
         cls,
@@ -308,7 +337,9 @@ def add_setting_flags(parser: argparse.ArgumentParser, names: list[str] | None =
             continue
         flag = "--" + name.replace("_", "-")
         kind = _flag_type(info.annotation)
-        if kind is bool:
+        if typing.get_origin(info.annotation) is list:
+            group.add_argument(flag, action="append", default=None, help=info.description)
+        elif kind is bool:
             group.add_argument(
                 flag, action=argparse.BooleanOptionalAction, default=None, help=info.description
             )

@@ -10,7 +10,9 @@ documents of 1,500 tokens held); separate streams keep each sequence's cost its 
 answers the ``Vocabulary`` protocol for prompt formats (tokenization only touches the
 vocabulary, which is read-only after load and safe from any thread), and knows the model's
 family, FIM markers, end-of-generation and stop tokens, reasoning tokens to suppress, and the
-fingerprint of its weights.
+fingerprint of its weights. With ``vocab_only`` only the vocabulary is loaded: generation then
+runs on remote servers, and the file gives the tokens and the prompt format
+(``text_of`` spells a token prompt out for them).
 """
 
 from __future__ import annotations
@@ -83,6 +85,7 @@ class LoadedModel:
         sequences: int = 1,
         kv_cells: int | None = None,
         unified: bool = False,
+        vocab_only: bool = False,
     ) -> None:
         route_llama_logs()
         offload = gpu_offload_supported()
@@ -99,6 +102,7 @@ class LoadedModel:
                 n_threads_batch=threads,
                 n_gpu_layers=layers,
                 swa_full=True,  # sliding-window models keep the whole prefix, so it can be reused
+                vocab_only=vocab_only,  # remote generation: the vocabulary, not the weights
                 verbose=False,
             )
         except (ValueError, RuntimeError, OSError) as exc:
@@ -107,7 +111,7 @@ class LoadedModel:
                 f"of an architecture this llama.cpp build does not know. {HOW_TO_GET_A_MODEL}"
             ) from exc
         self.unified = unified or sequences == 1
-        if sequences > 1 or (kv_cells or n_ctx) != n_ctx:
+        if not vocab_only and (sequences > 1 or (kv_cells or n_ctx) != n_ctx):
             cells = (kv_cells or n_ctx) if self.unified else n_ctx * sequences
             self._use_sequences(sequences, cells, self.unified)
         load_seconds = time.perf_counter() - started
@@ -246,6 +250,21 @@ class LoadedModel:
             buffer = ctypes.create_string_buffer(-n)
             n = llama_cpp.llama_token_to_piece(self.vocab, token, buffer, len(buffer), 0, False)
         return buffer.raw[:n]
+
+    def text_of(self, tokens: list[int]) -> str:
+        """A token prompt as text, markers spelled out (``<|fim_prefix|>``), a leading BOS
+        left out: what a remote server tokenizes back into the same prompt."""
+        if tokens and tokens[0] == self.bos_token:
+            tokens = tokens[1:]
+        buffer = ctypes.create_string_buffer(256)
+        parts = []
+        for token in tokens:
+            n = llama_cpp.llama_token_to_piece(self.vocab, token, buffer, len(buffer), 0, True)
+            if n < 0:
+                buffer = ctypes.create_string_buffer(-n)
+                n = llama_cpp.llama_token_to_piece(self.vocab, token, buffer, len(buffer), 0, True)
+            parts.append(buffer.raw[:n])
+        return b"".join(parts).decode("utf-8", errors="replace")
 
     def close(self) -> None:
         self.llm.close()

@@ -8,6 +8,7 @@ the second waits on the lock, then finds the first one's daemon answering.
 from __future__ import annotations
 
 import fcntl
+import json
 import os
 import shlex
 import socket
@@ -31,7 +32,10 @@ def daemon_env(settings: Settings) -> dict[str, str]:
     env = dict(os.environ)
     for name, value in settings.model_dump().items():
         if value is not None and name != "url":
-            env[f"ASSIST_{name.upper()}"] = str(value)
+            # Lists are read back from the environment as JSON.
+            env[f"ASSIST_{name.upper()}"] = (
+                json.dumps(value) if isinstance(value, list) else str(value)
+            )
     return env
 
 

@@ -100,6 +100,32 @@ class Job:
     _cancel: threading.Event = field(default_factory=threading.Event)
     _yield: threading.Event = field(default_factory=threading.Event)
 
+    @classmethod
+    def generation(
+        cls,
+        tokens: list[int],
+        budget: Budget,
+        stops: tuple[str, ...],
+        sink: Sink,
+        until: Until | None,
+        admission: Admission | None,
+        priority: Priority,
+        user: str,
+    ) -> Job:
+        """A generating job: in its request's place (``admission``, whose priority and user
+        it takes) or in one of its own at ``priority`` for ``user``. ``stops`` are the caller's
+        and the prompt format's, in that order, the empty and repeated ones left out."""
+        return cls(
+            tokens,
+            budget,
+            tuple(dict.fromkeys(s for s in stops if s)),
+            sink,
+            until=until,
+            priority=admission.priority if admission else priority,
+            user=admission.user if admission else user,
+            admission=admission,
+        )
+
     def cancel(self) -> None:
         """Ask the worker to stop; it does so before the next token (or prompt chunk)."""
         self._cancel.set()

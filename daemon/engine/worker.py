@@ -30,6 +30,7 @@ import threading
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import llama_cpp
 import numpy as np
@@ -37,6 +38,7 @@ from llama_cpp import _internals
 
 from daemon.engine.answer_text import AnswerText
 from daemon.engine.batch import TokenBatch
+from daemon.engine.front import QueueFront
 from daemon.engine.jobs import (
     Budget,
     Finished,
@@ -45,7 +47,6 @@ from daemon.engine.jobs import (
     Scoring,
     Sink,
     TokenText,
-    Until,
 )
 from daemon.engine.kv_states import SequenceStates, common_prefix
 from daemon.engine.scheduler import Admission, Priority, Scheduler
@@ -84,6 +85,17 @@ class EngineStats:
     last_job_tokens: int = 0
     last_job_reason: str | None = None
 
+    def count(self, reason: str, tokens: int) -> None:
+        """A job ended for ``reason`` with ``tokens`` generated."""
+        self.jobs += 1
+        self.tokens_generated += tokens
+        self.last_job_tokens = tokens
+        self.last_job_reason = reason
+        if reason == "cancelled":
+            self.cancelled += 1
+        elif reason == "deadline":
+            self.deadline += 1
+
 
 @dataclass
 class _Running:
@@ -111,7 +123,7 @@ class _Running:
         return len(self.prompt) + made - self.produced - 1
 
 
-class Engine:
+class Engine(QueueFront):
     def __init__(
         self,
         model: LoadedModel,
@@ -169,10 +181,7 @@ class Engine:
         if self._closed:
             return
         self._closed = True
-        for pending in self.scheduler.drain():
-            assert isinstance(pending, Job)
-            pending.cancel()
-            pending.end(Finished("cancelled", 0, ""))
+        self._cancel_waiting()
         if self._thread is not None:
             self._thread.join(timeout=30)
         self.slots.clear()
@@ -187,9 +196,40 @@ class Engine:
         """Jobs in a slot now (generating, evaluating their prompt, or paused)."""
         return len(self._running)
 
-    @property
-    def queue_depth(self) -> int:
-        return self.scheduler.depth
+    def summary(self) -> str:
+        """The engine in one line, for the daemon's start-up lines."""
+        return (
+            f"{self.parallel} jobs decoded together, {len(self.slots)} documents kept in the "
+            f"KV cache"
+        )
+
+    def report(self) -> dict[str, Any]:
+        """The engine's figures for /health."""
+        speed = self.speed.current()
+        stats = self.stats
+        return {
+            "kind": "local",
+            "busy": int(self.busy),
+            "running": self.running,
+            "parallel": self.parallel,
+            "kv_slots": len(self.slots),
+            "steps": stats.steps,
+            "batched_steps": stats.batched_steps,
+            "prompt_tokens_moved": stats.prompt_tokens_moved,
+            "kv_prefixes_copied": self.slots.stats.copied,
+            "kv_slots_evicted": self.slots.stats.evicted,
+            "jobs": stats.jobs,
+            "cancelled": stats.cancelled,
+            "deadline": stats.deadline,
+            "errors": stats.errors,
+            "tokens_generated": stats.tokens_generated,
+            "prompt_tokens_evaluated": stats.prompt_tokens_evaluated,
+            "prompt_tokens_reused": stats.prompt_tokens_reused,
+            "last_job_tokens": stats.last_job_tokens,
+            "last_job_reason": stats.last_job_reason,
+            "prompt_tokens_per_s": round(speed.prompt_tps, 1),
+            "tokens_per_s": round(speed.decode_tps, 1),
+        }
 
     def cached_prefix(self, tokens: Sequence[int]) -> int:
         """How many leading tokens of ``tokens`` a sequence or a saved state already holds:
@@ -200,39 +240,6 @@ class Engine:
         return max(best, self.states.best(tokens)[1] if self.states.enabled else 0)
 
     # -- submitting ------------------------------------------------------------------------
-    def submit(
-        self,
-        tokens: Sequence[int],
-        budget: Budget,
-        *,
-        sink: Sink,
-        stop_strings: Sequence[str] = (),
-        until: Until | None = None,
-        admission: Admission | None = None,
-        priority: Priority = Priority.INTERACTIVE,
-        user: str = "local",
-    ) -> Job:
-        """Queue a generation. With ``until``, text is released a whole line at a time and
-        ``until`` decides after each line whether the answer is complete. With an
-        ``admission`` the job runs in its request's place, at its priority and for its user;
-        without one it takes a place of its own or is refused (``Busy``). The model's own stop
-        strings (its prompt format's end pieces) always end the answer."""
-        if self._closed:
-            raise ShuttingDown("the engine is shutting down", retry_after=5)
-        stops = dict.fromkeys(s for s in (*stop_strings, *self._format_stops) if s)
-        job = Job(
-            list(tokens),
-            budget,
-            tuple(stops),
-            sink,
-            until=until,
-            priority=admission.priority if admission else priority,
-            user=admission.user if admission else user,
-            admission=admission,
-        )
-        self.scheduler.submit(job)
-        return job
-
     def score(
         self,
         tokens: Sequence[int],
@@ -473,15 +480,7 @@ class Engine:
         text: str,
         logprobs: tuple[float, ...] | None = None,
     ) -> None:
-        stats = self.stats
-        stats.jobs += 1
-        stats.tokens_generated += tokens
-        stats.last_job_tokens = tokens
-        stats.last_job_reason = reason
-        if reason == "cancelled":
-            stats.cancelled += 1
-        elif reason == "deadline":
-            stats.deadline += 1
+        self.stats.count(reason, tokens)
         job.end(Finished(reason, tokens, text, logprobs=logprobs))
 
     def _record_decode(self, running: _Running) -> None:

@@ -44,6 +44,7 @@ from daemon.http.dropin import (
 from daemon.http.ndjson import NDJSON, ndjson, observed
 from daemon.http.openapi import add_request_schemas
 from daemon.http.rate_limit import RateLimiter
+from daemon.observe.backends import BackendCollector
 from daemon.observe.dashboard import render as render_dashboard
 from daemon.observe.gpu import gpu_figures
 from daemon.observe.metrics import MetricsRecorder, RequestRecord
@@ -67,6 +68,9 @@ def create_app(daemon: Daemon, tokens: TokenStore | None = None) -> FastAPI:
     settings = daemon.settings
     runtime = daemon.runtime
     limiter = RateLimiter(settings.rate_limit_per_minute, settings.rate_limit_burst)
+    if runtime.metrics is not None and "backends" in runtime.engine.report():
+        backends = BackendCollector(lambda: runtime.engine.report()["backends"])
+        runtime.metrics.prometheus.registry.register(backends)
 
     async def identify(request: Request) -> str:
         """The user behind a request: from its token when the daemon has tokens."""
@@ -103,7 +107,6 @@ def create_app(daemon: Daemon, tokens: TokenStore | None = None) -> FastAPI:
         facts = runtime.model.facts
         stats = await runtime.run_db(runtime.cache.stats)
         engine = runtime.engine
-        speed = engine.speed.current()
         return Health(
             status="ok" if engine.ready.is_set() else "loading",
             version=__version__,
@@ -132,28 +135,7 @@ def create_app(daemon: Daemon, tokens: TokenStore | None = None) -> FastAPI:
                 "kv_restored": engine.states.stats.restored,
                 "kv_tokens_restored": engine.states.stats.tokens_restored,
             },
-            engine={
-                "busy": int(engine.busy),
-                "running": engine.running,
-                "parallel": engine.parallel,
-                "kv_slots": len(engine.slots),
-                "steps": engine.stats.steps,
-                "batched_steps": engine.stats.batched_steps,
-                "prompt_tokens_moved": engine.stats.prompt_tokens_moved,
-                "kv_prefixes_copied": engine.slots.stats.copied,
-                "kv_slots_evicted": engine.slots.stats.evicted,
-                "jobs": engine.stats.jobs,
-                "cancelled": engine.stats.cancelled,
-                "deadline": engine.stats.deadline,
-                "errors": engine.stats.errors,
-                "tokens_generated": engine.stats.tokens_generated,
-                "prompt_tokens_evaluated": engine.stats.prompt_tokens_evaluated,
-                "prompt_tokens_reused": engine.stats.prompt_tokens_reused,
-                "last_job_tokens": engine.stats.last_job_tokens,
-                "last_job_reason": engine.stats.last_job_reason,
-                "prompt_tokens_per_s": round(speed.prompt_tps, 1),
-                "tokens_per_s": round(speed.decode_tps, 1),
-            },
+            engine=engine.report(),
             pid=os.getpid(),
         )
 
@@ -337,6 +319,7 @@ def create_app(daemon: Daemon, tokens: TokenStore | None = None) -> FastAPI:
         figures["gpu"] = gpu_figures()
         figures["backend"] = runtime.model.facts.backend
         figures["model"] = runtime.model.facts.name
+        figures["backends"] = runtime.engine.report().get("backends", [])
         return figures
 
     @app.get("/metrics")
@@ -357,7 +340,8 @@ def create_app(daemon: Daemon, tokens: TokenStore | None = None) -> FastAPI:
         figures = await current_stats(window, by)
         facts = runtime.model.facts
         gpus = await asyncio.to_thread(gpu_figures)
-        return HTMLResponse(render_dashboard(figures, facts.name, facts.backend, gpus))
+        backends = runtime.engine.report().get("backends")
+        return HTMLResponse(render_dashboard(figures, facts.name, facts.backend, gpus, backends))
 
     @app.post("/v1/feedback")
     async def feedback(request: Request, user: str = Depends(authenticate)) -> dict[str, Any]:

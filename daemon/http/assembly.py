@@ -6,9 +6,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+import xxhash
+
 from daemon.answers.completion import CompletionPipeline
 from daemon.answers.prefetch import Prefetcher
 from daemon.engine.kv_states import SequenceStates
+from daemon.engine.remote.engine import RemoteEngine
+from daemon.engine.remote.pool import BackendPool
 from daemon.engine.scheduler import Scheduler
 from daemon.engine.worker import Engine
 from daemon.observe.metrics import MetricsRecorder
@@ -19,7 +23,7 @@ from daemon.settings import Settings
 from daemon.store.result_cache import ResultCache
 from daemon.tasks import BackgroundTasks
 from models.loaded import LoadedModel
-from models.resolve import resolve_model
+from models.resolve import ModelNotFound, ResolvedModel, resolve_model
 
 
 @dataclass
@@ -57,32 +61,15 @@ def wire(settings: Settings, runtime: Runtime) -> Daemon:
 
 
 def build_daemon(settings: Settings) -> Daemon:
-    """Resolve and load the model, start and warm the engine, open the cache and metrics."""
+    """Resolve and load the model, start and warm the engine (or reach the remote backends),
+    open the cache and metrics."""
     resolved = resolve_model(settings.model_path, settings.cache_dir, settings.model)
-    model = LoadedModel(
-        resolved,
-        n_ctx=settings.n_ctx,
-        n_batch=settings.n_batch,
-        n_threads=settings.n_threads,
-        n_gpu_layers=settings.n_gpu_layers,
-        prompt_format=settings.prompt_format,
-        fingerprint_memo=settings.cache_dir / "fingerprints.json",
-        # Reuse after an edit evaluates gaps aside, in a scratch sequence sharing the slots'
-        # cells: a unified cache. Otherwise each slot has a KV stream of its own.
-        sequences=max(settings.kv_slots, settings.parallel) + int(settings.reuse_after_edit),
-        kv_cells=settings.n_ctx * settings.parallel,
-        unified=settings.reuse_after_edit,
-    )
     scheduler = Scheduler(settings.queue_size, settings.user_queue_size)
-    states = SequenceStates(settings.kv_states_bytes)
-    engine = Engine(
-        model,
-        scheduler,
-        states,
-        chunk_tokens=settings.chunk_tokens,
-        parallel=settings.parallel,
-        reuse_after_edit=settings.reuse_after_edit,
-    )
+    engine: Engine | RemoteEngine
+    if settings.backend:
+        model, engine = remote_engine(settings, resolved, scheduler)
+    else:
+        model, engine = local_engine(settings, resolved, scheduler)
     engine.start()
     cache = ResultCache(
         settings.resolved_cache_path,
@@ -101,3 +88,83 @@ def build_daemon(settings: Settings) -> Daemon:
             check_s=settings.metrics_check_s,
         )
     return wire(settings, Runtime(model, engine, cache, metrics))
+
+
+def local_engine(
+    settings: Settings, resolved: ResolvedModel, scheduler: Scheduler
+) -> tuple[LoadedModel, Engine]:
+    """The model loaded here, and the engine that decodes on it."""
+    model = LoadedModel(
+        resolved,
+        n_ctx=settings.n_ctx,
+        n_batch=settings.n_batch,
+        n_threads=settings.n_threads,
+        n_gpu_layers=settings.n_gpu_layers,
+        prompt_format=settings.prompt_format,
+        fingerprint_memo=settings.cache_dir / "fingerprints.json",
+        # Reuse after an edit evaluates gaps aside, in a scratch sequence sharing the slots'
+        # cells: a unified cache. Otherwise each slot has a KV stream of its own.
+        sequences=max(settings.kv_slots, settings.parallel) + int(settings.reuse_after_edit),
+        kv_cells=settings.n_ctx * settings.parallel,
+        unified=settings.reuse_after_edit,
+    )
+    engine = Engine(
+        model,
+        scheduler,
+        SequenceStates(settings.kv_states_bytes),
+        chunk_tokens=settings.chunk_tokens,
+        parallel=settings.parallel,
+        reuse_after_edit=settings.reuse_after_edit,
+    )
+    return model, engine
+
+
+def remote_engine(
+    settings: Settings, resolved: ResolvedModel, scheduler: Scheduler
+) -> tuple[LoadedModel, RemoteEngine]:
+    """The model file's vocabulary and prompt format, and an engine over the backends; the
+    backends are checked once first, and one must name the model it serves (or
+    ``backend_model`` name it), so that the cache keys name the model that writes the answers."""
+    pool = BackendPool(
+        settings.backend,
+        settings.backend_limit,
+        check_s=settings.backend_check_s,
+        api_key=settings.backend_api_key,
+    )
+    up = pool.check_all()
+    served = sorted({s.model_id for s in pool.servers if s.model_id})
+    name = settings.backend_model or (served[0] if served else None)
+    if name is None:
+        problems = "; ".join(f"{s.url}: {s.last_error}" for s in pool.servers)
+        pool.close()
+        if not up:
+            raise ModelNotFound(
+                f"none of the {len(settings.backend)} backends answered ({problems}); start "
+                f"them first, or name the model they serve with --backend-model"
+            )
+        raise ModelNotFound(
+            "no backend named its model in GET /v1/models; name the model they serve with "
+            "--backend-model"
+        )
+    model = LoadedModel(
+        resolved,
+        n_ctx=settings.n_ctx,
+        n_batch=settings.n_batch,
+        n_threads=settings.n_threads,
+        n_gpu_layers=0,
+        prompt_format=settings.prompt_format,
+        fingerprint_memo=settings.cache_dir / "fingerprints.json",
+        vocab_only=True,
+    )
+    facts = model.facts
+    facts.extra["vocabulary"] = facts.name
+    facts.name = name
+    facts.backend = f"remote ({up} of {len(pool.servers)} backends up)"
+    facts.gpu_offload = False
+    # Answers come from the backends' model: results are cached under its name, not the file's.
+    facts.fingerprint = remote_fingerprint(name, facts.fingerprint)
+    return model, RemoteEngine(model, pool, scheduler, model_name=name)
+
+
+def remote_fingerprint(served: str, vocabulary: str) -> str:
+    return xxhash.xxh3_128_hexdigest(f"remote\0{served}\0{vocabulary}".encode())

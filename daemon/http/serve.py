@@ -79,8 +79,7 @@ def serve(settings: Settings, announce: Callable[[str], None]) -> None:
         f"  format   {facts.prompt_format}, context {facts.n_ctx} tokens, "
         f"loaded in {facts.load_seconds:.2f} s\n"
         f"  backend  {facts.backend} ({offload}, {facts.n_threads} threads)\n"
-        f"  engine   {engine.parallel} jobs decoded together, {len(engine.slots)} documents kept "
-        f"in the KV cache\n"
+        f"  engine   {engine.summary()}\n"
         f"  cache    {stats['path']} ({stats['entries']} entries, {runtime.cache.status})\n"
         f"  access   "
         + (

@@ -152,6 +152,23 @@ def gpu_panel(gpus: list[dict[str, Any]] | None, backend: str) -> str:
     return f'<table id="gpu"><tr><th>GPU</th><th>memory</th><th>utilisation</th></tr>{rows}</table>'
 
 
+def backend_panel(backends: list[dict[str, Any]]) -> str:
+    """The remote backends: state, load, requests, errors, failovers and recent latency."""
+    rows = "".join(
+        f"<tr><td>{escape(b['url'])}</td><td>{escape(b['state'])}</td>"
+        f"<td>{b['in_flight']} / {b['limit']}</td><td>{b['requests']}</td><td>{b['errors']}</td>"
+        f"<td>{b['failovers']}</td><td>{_fmt(b['first_token_p50_ms'], ' ms')}</td>"
+        f"<td>{_fmt(b['total_p50_ms'], ' ms')}</td>"
+        f"<td>{escape(b['last_error'] or '')}</td></tr>"
+        for b in backends
+    )
+    head = (
+        "<tr><th>backend</th><th>state</th><th>in flight</th><th>requests</th><th>errors</th>"
+        "<th>failovers</th><th>first token P50</th><th>answer P50</th><th>last error</th></tr>"
+    )
+    return f'<table id="backends">{head}{rows}</table>'
+
+
 def _ago(window_s: float) -> str:
     if window_s >= 86400:
         return f"−{window_s / 86400:g} d"
@@ -161,7 +178,11 @@ def _ago(window_s: float) -> str:
 
 
 def render(
-    stats: dict[str, Any], model: str, backend: str, gpus: list[dict[str, Any]] | None
+    stats: dict[str, Any],
+    model: str,
+    backend: str,
+    gpus: list[dict[str, Any]] | None,
+    backends: list[dict[str, Any]] | None = None,
 ) -> str:
     window = stats["window_s"]
     nav = " ".join(
@@ -191,5 +212,6 @@ cache hit rate {_fmt(totals["cache_hit_rate"], "%")}</p>
 {table(stats)}
 <h2>GPU</h2>
 {gpu_panel(gpus, backend)}
+{"<h2>Backends</h2>" + backend_panel(backends) if backends else ""}
 </body></html>
 """

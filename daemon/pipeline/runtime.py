@@ -14,6 +14,7 @@ from concurrent.futures import ThreadPoolExecutor
 from typing import Any, TypeVar
 
 from daemon.engine.jobs import Budget, Finished, Job, PromptEvaluated, TokenText, Until
+from daemon.engine.remote.engine import RemoteEngine
 from daemon.engine.scheduler import Admission, Priority
 from daemon.engine.speed import Speed
 from daemon.engine.worker import Engine
@@ -35,7 +36,7 @@ class Runtime:
     def __init__(
         self,
         model: LoadedModel,
-        engine: Engine,
+        engine: Engine | RemoteEngine,
         cache: ResultCache,
         metrics: MetricsRecorder | None = None,
     ) -> None:

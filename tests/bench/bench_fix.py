@@ -34,7 +34,7 @@ import sys
 import tempfile
 import time
 from collections import Counter
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field, fields
 from pathlib import Path
 
 from daemon.checks.syntax import check_syntax
@@ -275,12 +275,17 @@ def main() -> int:
         runs["before"] = run_pipeline(settings, files, code=args.before.resolve())
     print_table(len(files), runs)
     if args.json:
+        # Not asdict(): it rebuilds a Counter from its (key, count) pairs, counting the pairs.
         dumped = {
-            name: {**asdict(run), "rules": {str(r): n for r, n in run.rules.items()}}
+            name: {f.name: _plain(getattr(run, f.name)) for f in fields(run)}
             for name, run in runs.items()
         }
         args.json.write_text(json.dumps(dumped, indent=1))
     return 0
+
+
+def _plain(value: object) -> object:
+    return {str(k): v for k, v in value.items()} if isinstance(value, dict) else value
 
 
 if __name__ == "__main__":

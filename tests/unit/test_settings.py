@@ -95,3 +95,32 @@ def test_the_tokens_file_is_the_tokens_flag_in_every_command_that_takes_it():
 def test_the_tokens_setting_comes_from_the_environment_too(isolated, monkeypatch):
     monkeypatch.setenv("ASSIST_TOKENS", str(isolated / "team.toml"))
     assert load_settings().tokens == isolated / "team.toml"
+
+
+def test_backends_come_from_repeated_flags_the_environment_and_the_file(isolated, monkeypatch):
+    parser = argparse.ArgumentParser()
+    add_setting_flags(parser)
+    args = parser.parse_args(["--backend", "http://a:8080/", "--backend", "http://b:8080"])
+    assert settings_from_args(args).backend == ["http://a:8080", "http://b:8080"]
+    monkeypatch.setenv("ASSIST_BACKEND", '["http://c:8000"]')
+    assert load_settings().backend == ["http://c:8000"]
+    monkeypatch.delenv("ASSIST_BACKEND")
+    (isolated / "config.toml").write_text('backend = ["http://d:8000", "https://e"]\n')
+    assert load_settings().backend == ["http://d:8000", "https://e"]
+    assert load_settings(backend=[]).backend == []
+
+
+@pytest.mark.parametrize("urls", [["gpu-node:8080"], ["ftp://x"], ["http://a", "http://a/"]])
+def test_a_backend_that_is_not_a_server_url_is_a_clear_error(urls):
+    with pytest.raises(SettingsError, match="backend"):
+        load_settings(backend=urls)
+
+
+def test_a_started_daemon_reads_its_backends_back_from_the_environment(monkeypatch):
+    from daemon.client.launcher import daemon_env
+
+    settings = load_settings(backend=["http://a:1", "http://b:2"])
+    env = daemon_env(settings)
+    assert env["ASSIST_BACKEND"] == '["http://a:1", "http://b:2"]'
+    monkeypatch.setenv("ASSIST_BACKEND", env["ASSIST_BACKEND"])
+    assert load_settings().backend == settings.backend
