@@ -88,6 +88,9 @@ NAMES = [
 ]
 
 
+ERRORS: list[str] = []
+
+
 def daemon(work: Path, servers: list[LlamaServer], **extra: Any):
     settings = load_settings(
         port=free_port(),
@@ -100,8 +103,7 @@ def daemon(work: Path, servers: list[LlamaServer], **extra: Any):
         rate_limit_per_minute=0,
         queue_size=64,
         user_queue_size=64,
-        log_level="debug",
-        **extra,
+        **{"log_level": "debug", **extra},
     )
     log = work / f"daemon-{settings.port}.log"
     process, _ = launch(settings, log)
@@ -122,7 +124,8 @@ def body(name: str, mode: str = "fast") -> dict[str, Any]:
 
 
 def through(url: str, request: dict[str, Any], path: str = "/v1/complete") -> tuple[int, str, int]:
-    """Status, the last event's kind and the answer's tokens, read to the end of the stream."""
+    """Status, the last event's kind and the answer's tokens, read to the end of the stream
+    (an error event's message goes to ``ERRORS``)."""
     with (
         httpx.Client(base_url=url, timeout=120, trust_env=False) as http,
         http.stream("POST", path, json=request) as response,
@@ -134,6 +137,8 @@ def through(url: str, request: dict[str, Any], path: str = "/v1/complete") -> tu
         for line in response.iter_lines():
             if line.strip():
                 last = json.loads(line)
+        if last.get("event") == "error":
+            ERRORS.append(str(last.get("message")))
         return 200, str(last.get("event")), int(last.get("tokens") or 0)
 
 
@@ -282,6 +287,8 @@ def failover(work: Path, seconds: float, clients: int) -> None:
     kinds = [r[2] for r in load.results]
     print(f"  5xx             {sum(s >= 500 for s in statuses)}; 429: {statuses.count(429)}")
     print(f"  streams         {kinds.count('done')} done, {kinds.count('error')} error")
+    for message in sorted(set(ERRORS)):
+        print(f"    error: {message}")
     print(
         f"  throughput      before the kill {phase(began, kill_at)}; with two backends "
         f"{phase(kill_at, revive_at)}; after the revival {phase(revive_at, end)}"

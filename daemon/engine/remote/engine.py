@@ -196,6 +196,9 @@ class RemoteEngine(QueueFront):
                 return
             if server is None:
                 server = self._place(job, tried)
+            if server is None and (reason := self._interrupted(job)):
+                self._finish(job, reason, None)  # it waited for a place until its deadline
+                return
             if server is None:
                 why = "; ".join(failures) or self._why_none()
                 self._finish(job, "error", None, error=f"no backend could take the request: {why}")
