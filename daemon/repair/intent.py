@@ -86,6 +86,18 @@ def meaning(language: str, text: str) -> str:
 def token_change(language: str, before: str, after: str) -> Change:
     old, _ = scan(language, before)
     new, _ = scan(language, after)
+    # A repair changes a few tokens in one place: match the unchanged ends directly, and
+    # leave only the middle to the (quadratic) sequence matcher.
+    head = 0
+    while head < min(len(old), len(new)) and old[head].text == new[head].text:
+        head += 1
+    tail = 0
+    while (
+        tail < min(len(old), len(new)) - head
+        and old[len(old) - 1 - tail].text == new[len(new) - 1 - tail].text
+    ):
+        tail += 1
+    old, new = old[head : len(old) - tail], new[head : len(new) - tail]
     matcher = difflib.SequenceMatcher(
         None, [t.text for t in old], [t.text for t in new], autojunk=False
     )
@@ -105,11 +117,9 @@ def keeps_every_token(language: str, before: str, after: str) -> bool:
 
 def nearby_words(language: str, text: str, first_line: int, last_line: int) -> frozenset[str]:
     """The names, numbers and strings within ``NEAR_LINES`` of the lines that change."""
-    lines = text.split("\n")
-    low = max(0, first_line - NEAR_LINES)
-    high = min(len(lines), last_line + NEAR_LINES + 1)
-    tokens, _ = scan(language, "\n".join(lines[low:high]))
-    return frozenset(_words(tuple(tokens)))
+    low, high = first_line - NEAR_LINES, last_line + NEAR_LINES
+    tokens, _ = scan(language, text)  # the document's tokens, scanned once for every candidate
+    return frozenset(_words(tuple(t for t in tokens if low <= t.line <= high)))
 
 
 @dataclass

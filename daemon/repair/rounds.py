@@ -160,11 +160,17 @@ def checked_best(
 ) -> tuple[Candidate | None, Candidate | None]:
     """The best candidate the toolchain's checker accepts (when one is installed), and the
     next one it accepts when the two are a close call. The checker is asked in rank order and
-    no further than needed (a run of ``node --check`` costs tens of milliseconds)."""
-    accepted = (c for c in order[:TOOL_CHECKED] if tool_check(language, c.text).ok)
-    best = next(accepted, None)
-    if best is None:
+    no further than needed (a run of ``node --check`` costs tens of milliseconds): a rival can
+    only rank right after the best (``close_call`` needs their first ranking facts equal)."""
+    checked = order[:TOOL_CHECKED]
+    accepted = (i for i, c in enumerate(checked) if tool_check(language, c.text).ok)
+    first = next(accepted, None)
+    if first is None:
         return None, None
-    following = next(accepted, None)
-    rival = following if following is not None and close_call(best, following) else None
-    return best, rival
+    best = checked[first]
+    for candidate in checked[first + 1 :]:
+        if candidate.key()[:2] != best.key()[:2]:
+            return best, None  # neither this one nor any after can be a close call
+        if tool_check(language, candidate.text).ok:
+            return best, candidate if close_call(best, candidate) else None
+    return best, None

@@ -9,6 +9,7 @@ unterminated string ends at its line's end.
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass
 
@@ -20,6 +21,7 @@ _BACKTICK_STRINGS = frozenset({"javascript", "javascriptreact", "typescript", "t
 _RAW_BACKTICK = frozenset({"go"})  # Go's raw strings: backticks, may span lines
 # Rust and C-family ' is a char literal or a lifetime: short, so a lone ' ends at its line.
 _TOKEN = re.compile(r"\w+|==|!=|<=|>=|=>|->|::|&&|\|\||\S")
+_SPACES = re.compile(r"\s+")
 
 
 @dataclass(frozen=True)
@@ -52,8 +54,12 @@ def _line_comment(language: str) -> str:
     return "#" if language in _HASH_COMMENT else "//"
 
 
+@functools.lru_cache(maxsize=32)
 def scan(language: str, text: str) -> tuple[list[Token], Structure]:
-    """Tokens (comments dropped, each string one token) and the bracket structure of ``text``."""
+    """Tokens (comments dropped, each string one token) and the bracket structure of ``text``.
+
+    Remembered for the last few texts (ranking a round's candidates scans the same document
+    and each candidate several times): the result is shared, so callers must not change it."""
     tokens: list[Token] = []
     stack: list[Bracket] = []
     pairs: list[tuple[Bracket, Bracket]] = []
@@ -69,7 +75,8 @@ def scan(language: str, text: str) -> tuple[list[Token], Structure]:
             continue
         char = line[col]
         if char.isspace():
-            col += 1
+            spaces = _SPACES.match(line, col)
+            col = spaces.end() if spaces else col + 1
             continue
         if line.startswith(comment, col):
             line_no, col = line_no + 1, 0
