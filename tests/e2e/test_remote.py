@@ -156,6 +156,37 @@ def test_a_request_whose_backend_died_before_answering_is_answered_by_another(al
         running.stop()
 
 
+def test_a_backend_that_dies_after_the_first_token_ends_the_stream_with_a_clean_error(
+    all_up, tmp_path
+):
+    running = remote_daemon(tmp_path, all_up[:2], backend_check_s=600, deep_max_tokens=200)
+    body = complete("cut off", mode="deep")
+    try:
+        with (
+            httpx.Client(base_url=running.url, timeout=120, trust_env=False) as http,
+            http.stream("POST", "/v1/complete", json=body) as response,
+        ):
+            assert response.status_code == 200
+            events = []
+            lines = response.iter_lines()
+            for line in lines:
+                if not line.strip():
+                    continue
+                events.append(json.loads(line))
+                if events[-1]["event"] == "token":
+                    break  # the user sees text: now its server dies
+            assert events[-1]["event"] == "token", events
+            holder = next(url for url, b in backends(running).items() if b["in_flight"])
+            next(s for s in all_up if s.url == holder).kill()
+            events += [json.loads(line) for line in lines if line.strip()]
+        last = events[-1]
+        assert last["event"] == "error", last
+        assert holder in last["message"] and "in the middle of the answer" in last["message"]
+        assert backends(running)[holder]["state"] == "down"
+    finally:
+        running.stop()
+
+
 def test_a_killed_backend_under_load_ends_every_stream_and_comes_back(all_up, tmp_path):
     running = remote_daemon(tmp_path, all_up)
     requests: list[tuple[str, dict[str, Any]]] = []
