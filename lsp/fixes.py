@@ -98,8 +98,19 @@ async def run_fix(ls: AssistServer, uri: str, progress: str | None = None) -> Fi
             "; both are offered as quick fixes"
         )
         return FixOutcome(True, True, message, workspace_edit, tuple(others))
-    lines = len(done.diff.splitlines()) if done.diff else 0
-    return FixOutcome(True, True, f"{name}: fixed ({lines} diff lines, verified)", workspace_edit)
+    return FixOutcome(True, True, f"{name}: {fixed_summary(done)} (verified)", workspace_edit)
+
+
+def fixed_summary(done: DoneEvent) -> str:
+    """What a fix did, as the user counts it: errors fixed and lines changed (not the
+    unified diff's length, which counts its headers and context too)."""
+    diff = (done.diff or "").splitlines()
+    removed = sum(1 for line in diff if line.startswith("-") and not line.startswith("---"))
+    added = sum(1 for line in diff if line.startswith("+") and not line.startswith("+++"))
+    changed = max(removed, added)
+    errors = len(done.repairs)
+    what = f"fixed {errors} error{'s' if errors != 1 else ''}" if errors else "fixed"
+    return f"{what}, {changed} line{'s' if changed != 1 else ''} changed"
 
 
 def _whole_document_edit(

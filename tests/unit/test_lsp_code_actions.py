@@ -104,3 +104,18 @@ async def test_a_lazily_resolved_fix_offers_its_alternative_next_time():
     assert resolved.edit is not None
     again = await actions(ls)
     assert len(again) == 2 and again[1].edit is not None
+
+
+def test_a_fix_is_summed_up_in_errors_and_lines_not_diff_length():
+    from daemon.protocol import DoneEvent, RepairStep, Timings
+    from lsp.fixes import fixed_summary
+
+    diff = (
+        "--- a/listing.py\n+++ b/listing.py\n@@ -2,7 +2,7 @@\n \n \n def files(root):\n"
+        "-    return sorted(os.listdir(root)\n+    return sorted(os.listdir(root))\n \n \n"
+    )
+    step = RepairStep.model_construct(rule="parser hint")
+    done = DoneEvent.model_construct(diff=diff, repairs=[step], timings=Timings())
+    assert fixed_summary(done) == "fixed 1 error, 1 line changed"
+    two = DoneEvent.model_construct(diff=diff + "-a\n-b\n+c\n", repairs=[step, step])
+    assert fixed_summary(two) == "fixed 2 errors, 3 lines changed"
