@@ -17,6 +17,7 @@ import re
 from collections import Counter
 from dataclasses import dataclass
 
+from daemon.repair.diagnosis import Problems
 from daemon.repair.layout import layout_mismatches
 from daemon.repair.scan import Token, scan
 
@@ -136,6 +137,7 @@ class Candidate:
     remaining: int = 0  # syntax errors left after it (the next rounds' work)
     score: float | None = None  # the model's log-likelihood of the changed lines
     meaning: str = ""
+    after: Problems | None = None  # the document's problems with it applied (its check)
 
     def key(self) -> tuple[int, int, int, float, int, int]:
         judged = -self.score if self.score is not None else 0.0

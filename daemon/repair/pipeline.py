@@ -216,9 +216,12 @@ class RepairPipeline:
                     rival = outcome.rival
                     break  # a question for the user: no further guesses on top of it
                 document = best.text
-                problems = await asyncio.to_thread(
-                    diagnose, r.language, document, r.use_ruff, _line_length(r)
-                )
+                if best.after is not None:  # the winner's own check: the next round's start
+                    problems = best.after
+                else:
+                    problems = await asyncio.to_thread(
+                        diagnose, r.language, document, r.use_ruff, _line_length(r)
+                    )
         except AssistError as exc:
             yield exc.event()
             return

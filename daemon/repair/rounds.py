@@ -81,6 +81,7 @@ def verified_candidate(
         return None
     candidate = describe(language, document, text, rule, change_size(document, text))
     candidate.remaining = len(after.syntax)
+    candidate.after = after
     return candidate
 
 

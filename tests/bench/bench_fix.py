@@ -233,7 +233,7 @@ def print_table(total: int, runs: dict[str, FixRun]) -> None:
             continue
         print(
             f"  {name:<11} skeleton median {median(run.skeleton_ms):.1f} ms, total median "
-            f"{median(run.total_ms):.0f} ms, max {max(run.total_ms):.0f} ms, over deadline "
+            f"{median(run.total_ms):.1f} ms, max {max(run.total_ms):.0f} ms, over deadline "
             f"{run.over_deadline}, invalid cache entries {run.invalid_cached}"
         )
     if "before" in runs and runs["before"].total_ms:
