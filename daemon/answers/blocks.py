@@ -39,6 +39,17 @@ def _width(line: str) -> int:
     return len(line.expandtabs(4)) - len(line.expandtabs(4).lstrip())
 
 
+def continuing(until: Until, written: str) -> Until:
+    """``until`` for an answer that continues ``written`` (a body cut short and finished by
+    a second job): the whole is judged, the cut given in the continuation's own offsets."""
+
+    def judge(text: str) -> int | None:
+        cut = until(written + text)
+        return None if cut is None else max(0, cut - len(written))
+
+    return judge
+
+
 def block_end(base_indent: str, max_lines: int | None = None) -> Until:
     """An ``until`` for the engine: the answer ends before the first line that leaves the block.
 

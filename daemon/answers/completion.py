@@ -28,6 +28,7 @@ from typing import Any, Literal
 from daemon.answers.blocks import (
     block_end,
     body_placeholder,
+    continuing,
     from_line_start,
     handling_markers,
     lead_in,
@@ -507,6 +508,35 @@ class CompletionPipeline:
         async for event in relay:
             yield event
         logic_result = relay.result
+        if (
+            logic_result.reason == "length"
+            and c.req.max_tokens is None
+            and tokens < c.route.max_tokens
+            and time.perf_counter() < logic_deadline
+        ):
+            # The patience budget cut the body short: a whole body shown late is worth more
+            # than none. It is finished in a second job (within the route's budget and the
+            # logic deadline) that reuses the KV of what was written.
+            written = logic_result.text
+            rest = list(c.prompt.tokens) + self.backend.model.tokenize_text(written)
+            limits = budget(c.route.max_tokens - tokens, logic_deadline, settings.temperature)
+            relay = self.backend.run(
+                rest,
+                limits,
+                admission=admission,
+                stage="logic",
+                stops=c.stops,
+                until=continuing(until, written),
+            )
+            async for event in relay:
+                yield event
+            more = relay.result
+            logic_result = replace(
+                logic_result,
+                text=written + more.text,
+                reason=more.reason,
+                tokens=logic_result.tokens + more.tokens,
+            )
         logic = self._trim_body(c, self._inserted(c, logic_result.text))
         logic_verdict = await _verify(c, logic)
         if logic_result.reason in ("deadline", "cancelled") and logic_verdict.ok:

@@ -78,6 +78,8 @@ class ScriptedBackend:
     records: list[FeedbackRecord] = field(default_factory=list)
     # The speed the pipelines size their budgets by (tokens a second).
     measured: Speed = field(default_factory=lambda: Speed(prompt_tps=1000.0, decode_tps=100.0))
+    # Cut each answer at its budget's tokens (a character a token) and end it "length".
+    token_budgets: bool = False
 
     def admit(self, priority: Priority, user: str) -> Admission:
         return self.scheduler.admit(priority, user)
@@ -112,16 +114,19 @@ class ScriptedBackend:
                 await self.gate.wait()
             # A job with no tokens to write only reads its prompt (the warm-up of a window).
             text = self.script(run) if run.budget.max_tokens > 0 else ""
+            reason = "stop"
             if until is not None:
                 cut = until(text + "\n")
                 if cut is not None:
                     text = text[:cut]
+            if self.token_budgets and len(text) > run.budget.max_tokens:  # a char a token
+                text, reason = text[: run.budget.max_tokens], "length"
             for line in text.splitlines(keepends=True):
                 await asyncio.sleep(0)
                 yield line
             run.finished = True
             times = JobTimes(submitted_at=0.0, started_at=0.0, finished_at=0.0)
-            yield JobResult(text, "stop", len(text), len(run.tokens), 0, times)
+            yield JobResult(text, reason, len(text), len(run.tokens), 0, times)
         finally:
             if not run.finished:
                 run.withdrawn = True

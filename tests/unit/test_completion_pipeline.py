@@ -404,3 +404,24 @@ async def test_a_cold_document_too_long_to_read_in_time_is_answered_from_a_short
 async def _warmed(completions: CompletionPipeline) -> None:
     while completions.warmer.finished == 0:
         await asyncio.sleep(0.01)
+
+
+async def test_a_body_cut_short_by_the_patience_budget_is_finished_not_dropped():
+    """On a slow machine the body's budget (the tokens that fit the target) can end it
+    mid-body; a second job finishes it from where it stopped, judged as one block."""
+    body = "total = 0\n    for item in items:\n        total += item\n    return total\n"
+    backend = ScriptedBackend(
+        in_turn(body, body[MIN_BODY_TOKENS:] + "\ndef other():\n    pass\n"),
+        measured=Speed(prompt_tps=2000.0, decode_tps=3.0),
+        token_budgets=True,
+    )
+    text = "def total(items):\n    \n"
+    req = CompleteRequest(text=text, line=1, column=4, profile=PYTHON)
+    events = await collect(await pipeline(backend, deep_target_ms=4000).start(req, "al"))
+    first, second = backend.runs[0], backend.runs[1]
+    assert first.budget.max_tokens == MIN_BODY_TOKENS
+    assert second.stage == "logic" and second.tokens[: len(first.tokens)] == first.tokens
+    assert second.budget.max_tokens == SETTINGS.deep_max_tokens - MIN_BODY_TOKENS
+    logic = next(e for e in events if isinstance(e, StageEvent) and e.stage == "logic")
+    assert logic.ok and logic.text.endswith("return total"), logic
+    assert "other" not in logic.text  # the block ended where the whole body did
