@@ -5,7 +5,8 @@ request's own deadline). How many tokens fit in that time depends on the machine
 hundreds a second, two CPU cores a few dozen. So the budgets are computed per request from the
 engine's measured prompt and decode speed: the body gets the tokens that fit before the target
 (never fewer than a short body needs), and the error-handling pass runs only when its expected
-cost fits in what is left.
+cost fits in what is left. The target is a budget, not a wall: a body it cuts short is finished
+afterwards (``daemon.answers.completion``), since a whole body late beats none.
 """
 
 from __future__ import annotations
