@@ -134,6 +134,21 @@ class Job:
     def cancelled(self) -> bool:
         return self._cancel.is_set()
 
+    def interruption(self) -> str | None:
+        """Why the job must stop now: "cancelled", "deadline", or None to go on."""
+        if self.cancelled:
+            return "cancelled"
+        if time.perf_counter() >= self.budget.deadline:
+            return "deadline"
+        return None
+
+    def show(self, text: str) -> None:
+        """Send answer text to the sink (nothing for none); the first sent is the first token."""
+        if text:
+            if self.first_token_at is None:
+                self.first_token_at = time.perf_counter()
+            self.sink(TokenText(text))
+
     @property
     def preemptible(self) -> bool:
         return self.priority > Priority.INTERACTIVE

@@ -46,7 +46,6 @@ from daemon.engine.jobs import (
     PromptEvaluated,
     Scoring,
     Sink,
-    TokenText,
 )
 from daemon.engine.kv_states import SequenceStates, common_prefix
 from daemon.engine.scheduler import Admission, Priority, Scheduler
@@ -364,13 +363,6 @@ class Engine(QueueFront):
             sampler.add_dist(budget.seed)
         return sampler
 
-    def _interrupted(self, job: Job) -> str | None:
-        if job.cancelled:
-            return "cancelled"
-        if time.perf_counter() >= job.budget.deadline:
-            return "deadline"
-        return None
-
     # -- starting and ending jobs ----------------------------------------------------------
     def _start(self, job: Job) -> bool:
         """Give a job a slot and plan its prompt; False when it ended at once."""
@@ -378,7 +370,7 @@ class Engine(QueueFront):
         if job.started_at is None:
             job.started_at = now
         job._yield.clear()
-        reason = self._interrupted(job)
+        reason = job.interruption()
         if reason:
             done = job.progress
             self._finish(job, reason, len(done.ids) if done else 0, done.text if done else "")
@@ -444,11 +436,7 @@ class Engine(QueueFront):
         answer = running.answer
         if answer is not None:
             self._record_decode(running)
-            tail = answer.finish(complete=reason in ("stop", "length"))
-            if tail:
-                if job.first_token_at is None:
-                    job.first_token_at = time.perf_counter()
-                job.sink(TokenText(tail))
+            job.show(answer.finish(complete=reason in ("stop", "length")))
             self._finish(job, reason, len(answer.ids), answer.text, logprobs)
         else:
             done = job.progress
@@ -491,7 +479,7 @@ class Engine(QueueFront):
     # -- one step --------------------------------------------------------------------------
     def _step(self) -> None:
         for running in list(self._running):
-            reason = self._interrupted(running.job)
+            reason = running.job.interruption()
             if reason:
                 self._end(running, reason)
         if not self._running:
@@ -668,10 +656,7 @@ class Engine(QueueFront):
         running.budget_left -= 1
         assert running.answer is not None
         emit, ended = running.answer.add(token, self.model.piece(token))
-        if emit:
-            if job.first_token_at is None:
-                job.first_token_at = time.perf_counter()
-            job.sink(TokenText(emit))
+        job.show(emit)
         if ended:
             self._end(running, "stop")
         elif running.budget_left <= 0:

@@ -30,7 +30,7 @@ from typing import Any
 
 from daemon.engine.answer_text import AnswerText
 from daemon.engine.front import QueueFront
-from daemon.engine.jobs import Budget, Finished, Job, PromptEvaluated, Sink, TokenText
+from daemon.engine.jobs import Budget, Finished, Job, PromptEvaluated, Sink
 from daemon.engine.kv_states import SequenceStates
 from daemon.engine.remote.pool import BackendPool
 from daemon.engine.remote.server import Overloaded, Refused, RemoteServer, Unreachable
@@ -251,11 +251,7 @@ class RemoteEngine(QueueFront):
         )
 
     def _interrupted(self, job: Job) -> str | None:
-        if job.cancelled or self._closed:
-            return "cancelled"
-        if time.perf_counter() >= job.budget.deadline:
-            return "deadline"
-        return None
+        return "cancelled" if self._closed else job.interruption()
 
     # -- one answer --------------------------------------------------------------------------
     def _generate(self, job: Job, server: RemoteServer, prompt: str) -> None:
@@ -290,7 +286,7 @@ class RemoteEngine(QueueFront):
                             job.sink(PromptEvaluated(len(job.tokens), 0))
                     count += 1
                     emit, ended = answer.add(-1, chunk.text.encode("utf-8"))
-                    self._show(job, emit)
+                    job.show(emit)
                     if ended:
                         reason = "stop"
                         break
@@ -308,14 +304,8 @@ class RemoteEngine(QueueFront):
             self.speed.record_prompt(len(job.tokens), first - began)
             self.speed.record_decode(count - 1, now - first)
         server.record(None if first is None else (first - began) * 1000, (now - began) * 1000)
-        self._show(job, answer.finish(complete=reason in ("stop", "length")))
+        job.show(answer.finish(complete=reason in ("stop", "length")))
         self._finish(job, reason, answer.text, tokens=count)
-
-    def _show(self, job: Job, text: str) -> None:
-        if text:
-            if job.first_token_at is None:
-                job.first_token_at = time.perf_counter()
-            job.sink(TokenText(text))
 
     def _finish(
         self, job: Job, reason: str, text: str | None, tokens: int = 0, error: str | None = None
