@@ -1,7 +1,8 @@
 """The sequences of the llama.cpp context: which prompt each holds, and which a new job takes.
 
-The context holds ``n`` sequences (slots): each in a KV stream of its own, or all in one
-unified KV cache with one more, scratch sequence (for reuse after an edit). A slot remembers
+The context holds ``n`` sequences (slots) and one more: each in a KV stream of its own, with a
+spare stream to swap two slots through, or all in one unified KV cache with a scratch
+sequence (for reuse after an edit). A slot remembers
 the tokens whose KV it holds (positions 0 to len - 1); a job runs in one slot, and when it
 ends the slot keeps its tokens, so the document's next request finds its prompt still
 evaluated. A new job takes the free slot that lets it keep the most (its common
@@ -11,7 +12,14 @@ is copied (``llama_memory_seq_cp``: in a unified cache the cells are shared, not
 across streams the donor's stream is copied and cut);
 when a saved host-memory state shares more than any slot, it is restored. A slot about to be
 overwritten is saved to host memory first when it is worth coming back to, and least recently
-used free slots are emptied when the cache runs out of room. Used only from the worker thread.
+used free slots are emptied when the cache runs out of room.
+
+With a stream per sequence, llama.cpp decodes the tokens of several sequences in one pass only
+when their sequence numbers are consecutive, in increasing order (otherwise it splits the batch
+into one pass per run of consecutive numbers, each costing nearly a whole step): ``arrange``
+moves the slots of the jobs about to be decoded together into consecutive streams, by copying
+streams (a few milliseconds each, against tens for every extra pass). Used only from the
+worker thread.
 """
 
 from __future__ import annotations
@@ -50,6 +58,7 @@ class SlotStats:
     copied: int = 0
     moved_tokens: int = 0
     evicted: int = 0
+    swapped: int = 0  # slots exchanged between streams to keep decoded ones consecutive
 
 
 class Slots:
@@ -63,11 +72,14 @@ class Slots:
         can_shift: bool,
         max_gap: int,
         shared_cells: bool = True,
+        spare: bool = False,
     ) -> None:
         self.ctx = ctx
         self.memory = llama_cpp.llama_get_memory(ctx)
         self.slots = [Slot(seq) for seq in range(count)]
         self.scratch = count if scratch else None
+        # A stream of no slot's, to exchange two slots' streams through (streams only).
+        self.spare = count if spare and not shared_cells else None
         self.states = states
         self.can_shift = can_shift
         self.max_gap = max_gap if scratch else 0
@@ -171,6 +183,58 @@ class Slots:
         """Forget a slot's KV (after a failed decode)."""
         self.remove(slot.seq, -1, -1)
         slot.tokens = []
+
+    def arrange(self, decoded: list[Slot]) -> int:
+        """Move the slots of ``decoded`` (the jobs of the next step) into consecutive streams,
+        exchanging each one outside the window that already holds most of them with a slot
+        inside it that is not decoded. Returns how many exchanges it made; a no-op in a
+        unified cache (one stream)."""
+        seqs = sorted(slot.seq for slot in decoded)
+        count = len(seqs)
+        if self.shared_cells or count < 2 or seqs[-1] - seqs[0] == count - 1:
+            return 0
+        inside = {
+            start: sum(start <= seq < start + count for seq in seqs)
+            for start in range(len(self.slots) - count + 1)
+        }
+        start = max(inside, key=lambda s: (inside[s], -abs(s - seqs[0])))
+        by_seq = {slot.seq: slot for slot in self.slots}
+        chosen = {id(slot) for slot in decoded}
+        targets = [
+            by_seq[seq] for seq in range(start, start + count) if id(by_seq[seq]) not in chosen
+        ]
+        outside = [slot for slot in decoded if not start <= slot.seq < start + count]
+        swaps = 0
+        for slot, target in zip(outside, targets, strict=True):
+            if not self._exchange(slot, target):
+                break
+            swaps += 1
+        self.stats.swapped += swaps
+        return swaps
+
+    def _exchange(self, one: Slot, other: Slot) -> bool:
+        """Exchange two slots' streams: each keeps its tokens and now lives in the other's
+        stream. Copies what they hold (through the spare stream when both hold something);
+        False when both hold something and there is no spare."""
+        a, b = one.seq, other.seq
+        if one.tokens and other.tokens:
+            if self.spare is None:
+                return False
+            self._move(a, self.spare)
+            self._move(b, a)
+            self._move(self.spare, b)
+        elif one.tokens:
+            self._move(a, b)
+        elif other.tokens:
+            self._move(b, a)
+        one.seq, other.seq = b, a
+        return True
+
+    def _move(self, source: int, target: int) -> None:
+        """Copy stream ``source`` over stream ``target`` (queued by llama.cpp, done in order
+        before the next decode) and empty ``source``."""
+        llama_cpp.llama_memory_seq_cp(self.memory, source, target, -1, -1)
+        self.remove(source, -1, -1)
 
     def evict(self) -> bool:
         """Empty the least recently used free slot that holds anything (saving its state

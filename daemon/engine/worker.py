@@ -142,18 +142,20 @@ class Engine(QueueFront):
         self._ctx = model.llm._ctx.ctx
         memory = llama_cpp.llama_get_memory(self._ctx)
         sequences = int(llama_cpp.llama_n_seq_max(self._ctx))
-        # The scratch sequence (gaps evaluated aside, for reuse after an edit) needs to share
-        # cells with the slots: a unified cache.
-        scratch = sequences >= 2 and model.unified
-        count = sequences - 1 if scratch else sequences
+        # The last sequence is no slot's: in a unified cache the scratch sequence (gaps
+        # evaluated aside, for reuse after an edit), with a stream per sequence the spare
+        # stream that slots are exchanged through (``Slots.arrange``).
+        extra = sequences >= 2
+        count = sequences - 1 if extra else sequences
         self.slots = Slots(
             self._ctx,
             count,
             self.states,
-            scratch=scratch,
+            scratch=extra and model.unified,
             can_shift=bool(llama_cpp.llama_memory_can_shift(memory)),
             max_gap=chunk_tokens,
             shared_cells=model.unified,
+            spare=extra,
         )
         self.parallel = max(1, min(parallel or count, count))
         self.n_ctx = model.facts.n_ctx
@@ -494,6 +496,7 @@ class Engine(QueueFront):
                 running.paused = True  # a more urgent job runs: this one waits in its slot
                 running.job.yields += 1
                 self.stats.yielded += 1
+        self.slots.arrange([r.slot for r in live])
         work = self._fill(live)
         if not work:  # nothing fits this step (a gap waits for the scratch sequence)
             time.sleep(0.001)
@@ -517,10 +520,15 @@ class Engine(QueueFront):
             stop = min(start + size, end)
             first, _ = batch.add(running.prompt[start:stop], start, running.slot.seq, "all")
             work.append(("score", running, first, start, stop))
+        # Then, in increasing sequence order (llama.cpp decodes consecutive sequences in one
+        # pass only when they come in that order), each generating job's next token and the
+        # prompt chunks this step has room for.
+        planned: list[tuple[int, Any]] = []
+        room = batch.room
         for running in live:
-            if running.next_token is not None and batch.room:
-                index, _ = batch.add([running.next_token], running.position, running.slot.seq)
-                work.append(("token", running, index))
+            if running.next_token is not None and len(planned) < room:
+                planned.append((running.slot.seq, ("token", running)))
+        room -= len(planned)
         prompts = [r for r in live if r.job.scoring is None and r.next_token is None and r.gaps]
         if prompts:
             self._turn = (self._turn + 1) % len(prompts)
@@ -528,32 +536,40 @@ class Engine(QueueFront):
         budget = self.chunk_tokens
         scratch_used = False
         for running in prompts:
-            if budget <= 0 or not batch.room:
+            if budget <= 0 or room <= 0:
                 break
             start, end = running.gaps[0]
             if end < len(running.prompt):  # a gap before moved chunks: evaluated aside
                 size = end - start
-                if scratch_used or self.slots.scratch is None or size > min(budget, batch.room):
+                if scratch_used or self.slots.scratch is None or size > min(budget, room):
                     continue
                 scratch = self.slots.scratch
                 self.slots.remove(scratch, -1, -1)
                 llama_cpp.llama_memory_seq_cp(
                     self.slots.memory, running.slot.seq, scratch, 0, start
                 )
-                batch.add(running.prompt[start:end], start, scratch, "none")
-                work.append(("gap", running, start, end))
+                planned.append((scratch, ("gap", running, start, end)))
                 scratch_used = True
-                budget -= size
-                continue
-            stop = min(end, start + min(budget, batch.room))
-            _, last = batch.add(
-                running.prompt[start:stop],
-                start,
-                running.slot.seq,
-                "last" if stop == end else "none",
-            )
-            work.append(("prompt", running, last - 1, start, stop))
-            budget -= stop - start
+            else:
+                size = min(end, start + min(budget, room)) - start
+                planned.append((running.slot.seq, ("prompt", running, start, start + size)))
+            budget -= size
+            room -= size
+        planned.sort(key=lambda entry: entry[0])
+        for _, (kind, running, *span) in planned:
+            if kind == "token":
+                index, _ = batch.add([running.next_token], running.position, running.slot.seq)
+                work.append(("token", running, index))
+            elif kind == "gap":
+                start, end = span
+                assert self.slots.scratch is not None
+                batch.add(running.prompt[start:end], start, self.slots.scratch, "none")
+                work.append(("gap", running, start, end))
+            else:
+                start, stop = span
+                last = "last" if stop == running.gaps[0][1] else "none"
+                _, after = batch.add(running.prompt[start:stop], start, running.slot.seq, last)
+                work.append(("prompt", running, after - 1, start, stop))
         return work
 
     def _decode(self, work: list[tuple]) -> None:

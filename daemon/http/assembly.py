@@ -94,6 +94,7 @@ def local_engine(
     settings: Settings, resolved: ResolvedModel, scheduler: Scheduler
 ) -> tuple[LoadedModel, Engine]:
     """The model loaded here, and the engine that decodes on it."""
+    slots = max(settings.kv_slots, settings.parallel)
     model = LoadedModel(
         resolved,
         n_ctx=settings.n_ctx,
@@ -103,8 +104,9 @@ def local_engine(
         prompt_format=settings.prompt_format,
         fingerprint_memo=settings.cache_dir / "fingerprints.json",
         # Reuse after an edit evaluates gaps aside, in a scratch sequence sharing the slots'
-        # cells: a unified cache. Otherwise each slot has a KV stream of its own.
-        sequences=max(settings.kv_slots, settings.parallel) + int(settings.reuse_after_edit),
+        # cells: a unified cache. Otherwise each slot has a KV stream of its own, and one
+        # more stream is the spare that slots are exchanged through (daemon.engine.slots).
+        sequences=slots + 1 if slots > 1 or settings.reuse_after_edit else 1,
         kv_cells=settings.n_ctx * settings.parallel,
         unified=settings.reuse_after_edit,
     )

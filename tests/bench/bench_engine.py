@@ -7,6 +7,10 @@ In one run, on the embedded model (or ``--model``), in this process:
                request; the same against llama.cpp's llama-server with ``-np`` equal to the
                concurrency (built once from the pinned sources and cached; ``--no-server``
                skips it). The ratio (at once / one after another, tokens/s) is the headline.
+               Cold: every document is new (its whole prompt is read, and on a CPU reading
+               prompts is most of the work, which batching cannot share). Warm: each
+               document was read before, as when programmers keep typing in their own files:
+               the decoding that batching shares is most of the work.
   held         prompt and decode speed of a new document while 0, 2, 4 and 7 others (about
                1,500 tokens each) stay evaluated: in a KV stream per document, and in one
                unified cache, where attention runs over every cell in use.
@@ -122,18 +126,32 @@ def summary(latencies: list[float], tokens: int, wall: float) -> dict[str, float
     }
 
 
-def engine_concurrency(prompts: list[list[int]], n: int, max_tokens: int, model: LoadedModel):
+def engine_concurrency(
+    prompts: list[list[int]], max_tokens: int, model: LoadedModel, warm: bool = False
+):
+    """The prompts one after another, then all at once. Cold: each phase starts from an
+    empty KV cache. Warm: every document was read once before, as when each programmer
+    keeps typing in a file of their own, so each request evaluates one token of its prompt."""
     engine = Engine(model, Scheduler(64, 64), SequenceStates(0), parallel=len(prompts))
     engine.start()
     try:
         engine.slots.clear()
-        began, latencies, total = time.perf_counter(), [], 0
+        if warm:
+            for tokens in prompts:
+                Timed(engine, tokens, 0).wait()
+        began, latencies, total, reading = time.perf_counter(), [], 0, 0.0
         for tokens in prompts:
-            latency, made = Timed(engine, tokens, max_tokens).wait()
+            timed = Timed(engine, tokens, max_tokens)
+            latency, made = timed.wait()
             latencies.append(latency)
             total += made
+            reading += timed.first_token_s
         serial = summary(latencies, total, time.perf_counter() - began)
-        engine.slots.clear()
+        # The share of one-after-another time spent reading prompts: work that batching
+        # cannot share, since a prompt is read in big batches already.
+        serial["reading_share"] = reading / serial["wall_s"]
+        if not warm:
+            engine.slots.clear()
         began = time.perf_counter()
         timed = [Timed(engine, tokens, max_tokens) for tokens in prompts]
         results = [t.wait() for t in timed]
@@ -145,11 +163,20 @@ def engine_concurrency(prompts: list[list[int]], n: int, max_tokens: int, model:
         engine.close()
 
 
-def server_concurrency(server: LlamaServer, prompts: list[list[int]], max_tokens: int):
+def server_concurrency(
+    server: LlamaServer, prompts: list[list[int]], max_tokens: int, warm: bool = False
+):
+    """As ``engine_concurrency``, against llama-server (warm: its prompt cache, a document
+    per slot)."""
+
     def one(tokens: list[int]) -> tuple[float, int]:
         began = time.perf_counter()
-        made = server.complete(tokens, max_tokens, cache=False)
+        made = server.complete(tokens, max_tokens, cache=warm)
         return time.perf_counter() - began, made
+
+    if warm:
+        for tokens in prompts:
+            server.complete(tokens, 1, cache=True)
 
     began = time.perf_counter()
     results = [one(tokens) for tokens in prompts]
@@ -339,6 +366,9 @@ def main() -> int:
     parser.add_argument(
         "--only-held", action="store_true", help="measure speed with documents held only"
     )
+    parser.add_argument(
+        "--only-concurrency", action="store_true", help="measure concurrent completions only"
+    )
     args = parser.parse_args()
     settings = load_settings()
     model_path = resolve_model(settings.model_path, settings.cache_dir, settings.model).path
@@ -360,15 +390,23 @@ def main() -> int:
         progress(f"{n} at once")
         model = load(n)
         prompts = [prompt_tokens(model, t) for t in texts[:n]]
-        row: dict[str, object] = {"assist": engine_concurrency(prompts, n, args.tokens, model)}
+        row: dict[str, object] = {}
+        for warm in (False, True):
+            label = "warm" if warm else "cold"
+            row[f"assist {label}"] = engine_concurrency(prompts, args.tokens, model, warm)
+            if binary is not None:
+                server = LlamaServer(binary, model_path, n, N_CTX, cpu_threads())
+                try:
+                    row[f"llama-server {label}"] = server_concurrency(
+                        server, prompts, args.tokens, warm
+                    )
+                finally:
+                    server.close()
         model.close()
-        if binary is not None:
-            server = LlamaServer(binary, model_path, n, N_CTX, cpu_threads())
-            try:
-                row["llama-server"] = server_concurrency(server, prompts, args.tokens)
-            finally:
-                server.close()
         report["concurrency"][n] = row  # type: ignore[index]
+    if args.only_concurrency:
+        print_report(report)
+        return 0
     progress("documents held")
     report["held"] = {
         kind: held_documents(texts[0], kind == "one unified cache") for kind in HELD_KINDS
@@ -411,12 +449,16 @@ def print_report(report: dict) -> None:
                 continue
             ratio = figures["together"]["tokens_per_s"] / figures["serial"]["tokens_per_s"]
             t = figures["together"]
+            share = figures["serial"].get("reading_share")
             print(
                 f"  {who + f' x{n}':<22} {ratio:>16.2f}x {t['tokens_per_s']:>14.1f} "
                 f"{t['p50_ms']:>8.0f} {t['p99_ms']:>8.0f}"
+                + (f"   (reading prompts: {share:.0%} of serial)" if share is not None else "")
             )
     for kind, rows in report.get("held", {}).items():
         print_held(kind, rows)
+    if "edits" not in report:
+        return
     print_edits(report["edits"])
     if "per_token_ms" not in report:
         return

@@ -96,8 +96,9 @@ def _engine_model(sequences: int, unified: bool) -> LoadedModel:
 @pytest.fixture(scope="session")
 def engine_model() -> Iterator[LoadedModel]:
     """The embedded model in this process, for the engine's own tests, as the daemon loads it
-    by default: four sequences, each in a KV stream of its own of 2,048 cells."""
-    loaded = _engine_model(4, unified=False)
+    by default: four slots and a spare sequence, each in a KV stream of its own of 2,048
+    cells."""
+    loaded = _engine_model(5, unified=False)
     yield loaded
     loaded.close()
 

@@ -189,6 +189,34 @@ def test_a_shared_prefix_is_copied_between_sequences(any_engine, engine_model):
     assert answer(engine, base + engine_model.tokenize_text("result = 0\n"), 8)[-1].text == alone
 
 
+def test_documents_in_scattered_slots_are_moved_together_and_keep_their_kv(engine, engine_model):
+    """Jobs whose documents sit in non-consecutive streams are moved into consecutive ones
+    before they are decoded together; every document keeps its KV through the exchanges,
+    and every answer is the one evaluated from scratch."""
+    prompts = [
+        tokens_of(engine_model, f"# document {i}\n" + text) for i, text in enumerate(DOCUMENTS)
+    ]
+    cold = [cold_answer(engine, p, 12) for p in prompts]
+    engine.slots.clear()
+    for p in prompts:  # one document per slot
+        answer(engine, p, 0)
+    held = {engine.slots.slots[i].seq: list(engine.slots.slots[i].tokens) for i in range(4)}
+    assert sorted(len(t) for t in held.values()) == sorted(len(p) for p in prompts)
+    swapped = engine.slots.stats.swapped
+    # The first and third documents at once: streams 0 and 2 (or wherever they are) are
+    # not neighbours, so one of them is exchanged with a neighbour first.
+    first, third = submit(engine, prompts[0], 12)[1], submit(engine, prompts[2], 12)[1]
+    a, c = wait(first), wait(third)
+    assert engine.slots.stats.swapped > swapped
+    assert reused(a) == len(prompts[0]) - 1 and reused(c) == len(prompts[2]) - 1
+    assert [a[-1].text, c[-1].text] == [cold[0], cold[2]]
+    # The documents that were exchanged but not decoded kept their KV too.
+    for i in (1, 3):
+        events = answer(engine, prompts[i], 12)
+        assert reused(events) == len(prompts[i]) - 1
+        assert events[-1].text == cold[i]
+
+
 EDITS = [
     pytest.param(lambda text: "import sys\n" + text, id="import-added-at-the-top"),
     pytest.param(
