@@ -4,9 +4,11 @@ A completion is right when the program then passes the task's tests (run in a su
 never in the daemon). For each installed model, in one run:
 
   infilling  the multi-line and random-span sets, in the FIM paper's setting (the gap's text is
-             exactly what is missing) and the editor's (the cursor on an empty line of its
-             own): assist as shown; the raw model (llama-cpp-python, the model's FIM prompt,
-             the same document); and the ablation: no profile header, no post-processing.
+             exactly what is missing), the editor's (the cursor on an empty line of its
+             own) and the indenting editor's (the cursor after that line's indentation,
+             where an editor leaves it): assist as shown; the raw model (llama-cpp-python,
+             the model's FIM prompt, the same document); and the ablation: no profile
+             header, no post-processing. ``--settings`` picks some of the three.
   humaneval  a signature and a docstring, the body to write (the deep path): assist against
              the raw model continuing the prompt with HumanEval's stop sequences; the p50 and
              p90 of the time to the ``logic`` and ``final`` stages.
@@ -150,7 +152,7 @@ def bench_model(name: str, args: argparse.Namespace, work: Path) -> dict[str, li
     infilling = {
         (set_name, setting): infilling_cases(set_name, setting, args.tasks)
         for set_name in INFILLING_SETS
-        for setting in SETTINGS
+        for setting in args.settings
     }
     humaneval = humaneval_cases(args.humaneval)
     lines = cross_file_lines(args.packages, args.crossfile)
@@ -174,7 +176,8 @@ def bench_model(name: str, args: argparse.Namespace, work: Path) -> dict[str, li
 
     for overrides, jobs in runs:
         with daemon(base, work, **overrides) as client:
-            through(client, humaneval[:1] or infilling[("multi-line", "fim")][:1], profile)
+            warm_up = humaneval[:1] or next(iter(infilling.values()), [])[:1]
+            through(client, warm_up, profile)
             for label, job in jobs:
                 progress(f"{name}: {label}")
                 answers[label] = job(client)
@@ -252,6 +255,9 @@ def main() -> int:
     installed = [m.name for m in KNOWN_MODELS if m.installed()]
     parser.add_argument("--models", nargs="+", default=installed, help="catalogue model names")
     parser.add_argument("--tasks", type=int, default=40, help="tasks per infilling set and setting")
+    parser.add_argument(
+        "--settings", nargs="+", choices=SETTINGS, default=list(SETTINGS), help="infilling settings"
+    )
     parser.add_argument("--humaneval", type=int, default=164, help="HumanEval tasks (0: none)")
     parser.add_argument("--crossfile", type=int, default=60, help="cross-file lines (0: none)")
     parser.add_argument("--packages", nargs="+", default=["click", "jinja2"])

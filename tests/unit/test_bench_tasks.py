@@ -11,13 +11,15 @@ from pathlib import Path
 import pytest
 
 from tests.bench.quality.judge import judge_all, passes
-from tests.bench.quality.tasks import editor_case, fim_case, read_jsonl, spread
+from tests.bench.quality.tasks import editor_case, fim_case, indented_case, read_jsonl, spread
 
 SAMPLE = read_jsonl(Path(__file__).parent.parent / "data" / "infilling_sample.jsonl")
 
 
-@pytest.mark.parametrize("make", [fim_case, editor_case], ids=["fim", "editor"])
-def test_the_authors_text_passes_in_both_settings(make) -> None:  # type: ignore[no-untyped-def]
+@pytest.mark.parametrize(
+    "make", [fim_case, editor_case, indented_case], ids=["fim", "editor", "indented"]
+)
+def test_the_authors_text_passes_in_every_setting(make) -> None:  # type: ignore[no-untyped-def]
     cases = [make(task) for task in SAMPLE]
     assert all(judge_all([case.program(case.expected) for case in cases]))
 
@@ -29,6 +31,16 @@ def test_the_editor_setting_puts_the_cursor_on_an_empty_line_of_its_own() -> Non
         assert lines[case.line] == "" and case.column == 0
         # The missing lines hold the whole gap.
         assert task["canonical_solution"].strip() in case.expected
+
+
+def test_the_indented_setting_puts_the_cursor_after_the_lines_indentation() -> None:
+    for task in SAMPLE:
+        editor, case = editor_case(task), indented_case(task)
+        line = case.text.split("\n")[case.line]
+        assert line.strip() == "" and case.column == len(line)
+        assert case.before + case.expected == editor.before + editor.expected
+        assert case.after == editor.after
+        assert not case.expected[:1].isspace()
 
 
 def test_the_fim_setting_is_exactly_the_gap() -> None:

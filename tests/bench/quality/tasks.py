@@ -7,6 +7,8 @@ that the task's tests then run on:
   cursor where the gap was; the gap's text is exactly what is missing.
 - ``editor``: the setting of someone typing. The whole lines the gap touches are missing and the
   cursor sits on an empty line of its own where they were.
+- ``indented``: the same, as an editor that indents a new line leaves it: the cursor sits after
+  the indentation of the gap's first line.
 """
 
 from __future__ import annotations
@@ -22,7 +24,7 @@ INFILLING_SETS = {
     "multi-line": DATA / "HumanEval-MultiLineInfilling.jsonl.gz",
     "random-span": DATA / "HumanEval-RandomSpanInfillingLight.jsonl.gz",
 }
-SETTINGS = ("fim", "editor")
+SETTINGS = ("fim", "editor", "indented")
 
 
 class Cursor:
@@ -102,10 +104,26 @@ def editor_case(task: dict[str, str]) -> Case:
     )
 
 
+def indented_case(task: dict[str, str]) -> Case:
+    """As ``editor_case``, with the cursor after the indentation of the gap's first line."""
+    case = editor_case(task)
+    indent = case.expected[: len(case.expected) - len(case.expected.lstrip(" \t"))]
+    return Case(
+        case.task_id,
+        case.entry_point,
+        case.before + indent,
+        case.after,
+        case.expected[len(indent) :],
+        case.test,
+    )
+
+
+CASE_MAKERS = {"fim": fim_case, "editor": editor_case, "indented": indented_case}
+
+
 def infilling_cases(name: str, setting: str, count: int) -> list[Case]:
     tasks = spread(read_jsonl(INFILLING_SETS[name]), count)
-    make = fim_case if setting == "fim" else editor_case
-    return [make(task) for task in tasks]
+    return [CASE_MAKERS[setting](task) for task in tasks]
 
 
 def humaneval_path() -> Path:
