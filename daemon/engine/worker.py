@@ -65,6 +65,12 @@ _WARM_UP_TEXT = (
     "        return json.load(handle)\n\n\ndef main() -> None:\n"
 )
 _WARM_UP_DECODES = 8
+# While completions come (one ran in the last ``_TYPING_S`` seconds), the steps of less
+# urgent jobs read at most ``_YIELDING_CHUNK`` prompt tokens: a completion that arrives
+# waits for the step under way, and a short step is over sooner (8 tokens take about a
+# fifteenth of a second on two cores, 128 about half a second).
+_TYPING_S = 2.0
+_YIELDING_CHUNK = 8
 
 
 @dataclass
@@ -164,6 +170,7 @@ class Engine(QueueFront):
         self._thread: threading.Thread | None = None
         self._closed = False
         self._turn = 0
+        self._interactive_at = float("-inf")  # when a step last ran a completion
         self.stats = EngineStats()
         self.speed = SpeedMeter()
         self.ready = threading.Event()
@@ -497,14 +504,23 @@ class Engine(QueueFront):
                 running.job.yields += 1
                 self.stats.yielded += 1
         self.slots.arrange([r.slot for r in live])
-        work = self._fill(live)
+        now = time.perf_counter()
+        if tier == Priority.INTERACTIVE:
+            self._interactive_at = now
+            chunk = self.chunk_tokens
+        elif now - self._interactive_at < _TYPING_S:
+            chunk = min(self.chunk_tokens, _YIELDING_CHUNK)
+        else:
+            chunk = self.chunk_tokens
+        work = self._fill(live, chunk)
         if not work:  # nothing fits this step (a gap waits for the scratch sequence)
             time.sleep(0.001)
             return
         self._decode(work)
 
-    def _fill(self, live: list[_Running]) -> list[tuple]:
-        """Put this step's tokens into the batch; return what each entry is for."""
+    def _fill(self, live: list[_Running], chunk: int) -> list[tuple]:
+        """Put this step's tokens into the batch, at most ``chunk`` prompt tokens (or scored
+        ones) for each; return what each entry is for."""
         batch = self._batch
         batch.clear()
         work: list[tuple] = []
@@ -514,7 +530,7 @@ class Engine(QueueFront):
             if running.job.scoring is None or batch.size % ROW_GROUP:
                 continue
             start, end = running.gaps[0]
-            size = chunk_size(self.chunk_tokens, batch.room) if batch.room >= ROW_GROUP else 0
+            size = chunk_size(chunk, batch.room) if batch.room >= ROW_GROUP else 0
             if size <= 0:
                 break
             stop = min(start + size, end)
@@ -533,7 +549,7 @@ class Engine(QueueFront):
         if prompts:
             self._turn = (self._turn + 1) % len(prompts)
             prompts = prompts[self._turn :] + prompts[: self._turn]
-        budget = self.chunk_tokens
+        budget = chunk
         scratch_used = False
         for running in prompts:
             if budget <= 0 or room <= 0:

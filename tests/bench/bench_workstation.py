@@ -3,8 +3,9 @@
 1. interactive completion latency (p50, p99) while long repairs keep the model busy, against
    the same completions on an idle daemon (repairs yield to completions before their next
    token, so the ratio says what a user feels while a teammate runs a big repair);
-2. time to first token when switching back to a recently used file, with saved KV states
-   against without them (kv_states_bytes=0), and against a cold prompt.
+2. time to first token when switching back to a recently used file after as many others as
+   the KV cache keeps, with saved KV states against without them (kv_states_bytes=0), and
+   against a cold prompt.
 Run: .venv/bin/python tests/bench/bench_workstation.py
 """
 
@@ -145,11 +146,12 @@ def measure_switching(settings: Settings, work: Path) -> None:
                     a = f"# {uuid.uuid4().hex}\nimport json\n" + "".join(
                         FUNCTION.format(n=n) for n in range(14)
                     )
-                    b = f"# {uuid.uuid4().hex}\nimport os\n" + "".join(
-                        FUNCTION.format(n=n + 100) for n in range(14)
-                    )
                     cold.append(ttft(client, a + "\n\ndef last(request):\n    "))
-                    ttft(client, b + "\n\ndef other(request):\n    ")  # another file in between
+                    # As many other files in between as the KV cache keeps documents, so the
+                    # first one's sequence goes to another (short files: quick to read).
+                    for k in range(config.kv_slots):
+                        b = f"# {uuid.uuid4().hex}\nimport os\n\n\ndef other_{k}(request):\n    "
+                        ttft(client, b)
                     back.append(ttft(client, a + "\n\ndef last(request):\n    x = 1\n    "))
         finally:
             process.terminate()

@@ -10,6 +10,7 @@ from collections.abc import Iterator
 
 import pytest
 
+from daemon.engine import worker
 from daemon.engine.jobs import Budget, Finished, PromptEvaluated, TokenText
 from daemon.engine.kv_states import SequenceStates
 from daemon.engine.scheduler import Priority, Scheduler
@@ -187,6 +188,27 @@ def test_a_repair_yields_to_a_completion_and_resumes_unchanged(engine, model):
     assert engine.stats.yielded >= 1
     # The resumed repair wrote exactly what it writes without interruption.
     assert done.text == expected and done.tokens == alone[-1].tokens
+
+
+def test_while_completions_come_a_repair_reads_its_prompt_in_short_steps(
+    engine, model, monkeypatch
+):
+    """A completion waits for the step under way: while completions come, the steps of a
+    repair are short; once they stop coming, a repair's steps read whole chunks again."""
+    monkeypatch.setattr(worker, "_TYPING_S", 600.0)  # however slow this machine is
+    tokens = prompt(model, NUMBERS)
+    assert len(tokens) > 4 * engine.chunk_tokens
+    run(engine, prompt(model, "def add(a, b):\n    "), budget(max_tokens=2))
+    engine.slots.clear()
+    steps = engine.stats.steps
+    run(engine, tokens, budget(max_tokens=1, seconds=600), priority=Priority.REPAIR)
+    short_steps = engine.stats.steps - steps
+    assert short_steps >= len(tokens) // worker._YIELDING_CHUNK
+    engine._interactive_at = float("-inf")  # no completion for a while
+    engine.slots.clear()
+    steps = engine.stats.steps
+    run(engine, tokens, budget(max_tokens=1, seconds=600), priority=Priority.REPAIR)
+    assert engine.stats.steps - steps <= len(tokens) // engine.chunk_tokens + 2
 
 
 def test_the_prompt_formats_stop_pieces_end_generation(model, monkeypatch):
