@@ -10,9 +10,13 @@ Every step builds one batch (``daemon.engine.batch``) from the running jobs: the
 each generating job, and chunks of the prompts still being evaluated (at most ``chunk_tokens``
 prompt tokens a step, shared in turn, so a long prompt never freezes the jobs that generate),
 then decodes it once and samples each generating job's next token from its own row of logits.
-A job joins or leaves between two steps (continuous batching). Cancellation and deadlines are
-checked before every step. Only the most urgent priority among the running jobs takes part in
-a step: a repair pauses while a completion runs, and background work while either does. When
+The batch holds its tokens in increasing sequence order, and the slots of the step's jobs are
+moved into consecutive KV streams first (``Slots.arrange``): only then does llama.cpp decode
+them in one pass. A job joins or leaves between two steps (continuous batching). Cancellation
+and deadlines are checked before every step. Only the most urgent priority among the running
+jobs takes part in a step: a repair pauses while a completion runs, and background work while
+either does; while completions come, the steps of less urgent jobs are short, since a
+completion that arrives waits for the step under way. When
 every place is taken and a more urgent job waits, the least urgent running job yields its
 place: it goes back to the head of its line and later resumes exactly where it stopped.
 
