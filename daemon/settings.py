@@ -159,9 +159,10 @@ class Settings(BaseSettings):
         False,
         description="After an edit, keep the KV of the unchanged chunks below it, moved to their "
         "new positions: a much faster first token after an edit near the top, but the moved "
-        "chunks' KV predates the edit, so an answer can differ from a cold evaluation's. It "
-        "needs one KV cache shared by every slot, where attention costs grow with all the "
-        "documents held (without it each slot has a cache of its own).",
+        "chunks' KV predates the edit, so an answer can differ from a cold evaluation's. The "
+        "edited lines are evaluated in the spare KV stream and joined in, for models with a "
+        "plain KV cache (Qwen2.5-Coder; not Gemma 3's sliding-window cache, which then keeps "
+        "only chunks that need no new lines before them).",
     )
     # Remote generation: OpenAI-compatible completion servers instead of the local model.
     backend: list[str] = Field(

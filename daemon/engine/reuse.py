@@ -9,9 +9,11 @@ evaluated again; only the gaps between them are evaluated. The moved chunks keep
 were computed with, so this is the same approximation llama.cpp's server makes with
 ``--cache-reuse``; the engine uses it only where the model's cache can shift.
 
-Gaps in the middle of the prompt are evaluated in a scratch sequence (llama.cpp requires each
-sequence's new tokens to follow its last position), so a plan keeps only middle gaps of at
-most ``max_gap`` tokens; chunks after a larger gap are evaluated again.
+Gaps in the middle of the prompt are evaluated aside (llama.cpp requires each sequence's new
+tokens to follow its last position): in a scratch sequence sharing the cells of a unified
+cache, or in the spare KV stream, joined into the slot afterwards (``daemon.engine.kv_splice``).
+So a plan keeps only middle gaps of at most ``max_gap`` tokens (one step's evaluation); chunks
+after a larger gap are evaluated again.
 """
 
 from __future__ import annotations

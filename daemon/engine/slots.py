@@ -1,8 +1,9 @@
 """The sequences of the llama.cpp context: which prompt each holds, and which a new job takes.
 
 The context holds ``n`` sequences (slots) and one more: each in a KV stream of its own, with a
-spare stream to swap two slots through, or all in one unified KV cache with a scratch
-sequence (for reuse after an edit). A slot remembers
+spare stream to swap two slots through, or all in one unified KV cache. After an edit, the
+extra sequence is also where the edited lines are evaluated aside, before the chunks below them
+(``gap_sequence`` and ``merge_gap``). A slot remembers
 the tokens whose KV it holds (positions 0 to len - 1); a job runs in one slot, and when it
 ends the slot keeps its tokens, so the document's next request finds its prompt still
 evaluated. A new job takes the free slot that lets it keep the most (its common
@@ -30,6 +31,7 @@ from dataclasses import dataclass, field
 import llama_cpp
 import numpy as np
 
+from daemon.engine.kv_splice import splice
 from daemon.engine.kv_states import MIN_GAIN, MIN_TOKENS, SequenceStates, common_prefix
 from daemon.engine.reuse import ReusePlan, plan_reuse
 
@@ -83,6 +85,7 @@ class Slots:
         self.states = states
         self.can_shift = can_shift
         self.max_gap = max_gap if scratch else 0
+        self._gap_limit = max_gap
         # A unified cache: sequences share cells, so a copied prefix is shared metadata. With
         # a stream per sequence, a copy is of the donor's whole stream, then cut.
         self.shared_cells = shared_cells
@@ -100,6 +103,41 @@ class Slots:
         llama_cpp.llama_memory_clear(self.memory, True)
         for slot in self.slots:
             slot.tokens = []
+
+    def use_scratch(self) -> None:
+        """Evaluate middle gaps aside in the spare stream, joined into the slot afterwards (a
+        cache whose sequence states ``daemon.engine.kv_splice`` can join)."""
+        if self.spare is not None:
+            self.scratch = self.spare
+            self.max_gap = self._gap_limit
+
+    def gap_sequence(self, slot: Slot, start: int) -> int:
+        """Prepare the scratch sequence to evaluate a gap of ``slot`` from ``start``: it holds
+        the slot's KV before ``start``. Returns its number."""
+        scratch = self.scratch
+        assert scratch is not None
+        self.remove(scratch, -1, -1)
+        if self.shared_cells:
+            llama_cpp.llama_memory_seq_cp(self.memory, slot.seq, scratch, 0, start)
+        else:
+            llama_cpp.llama_memory_seq_cp(self.memory, slot.seq, scratch, -1, -1)
+            self.remove(scratch, start, -1)
+        return scratch
+
+    def merge_gap(self, slot: Slot, start: int, end: int) -> bool:
+        """Give ``slot`` the KV of the gap ``[start, end)`` evaluated in the scratch sequence,
+        and empty that. False when it could not (the slot then holds nothing)."""
+        scratch = self.scratch
+        assert scratch is not None
+        merged = True
+        if self.shared_cells:
+            llama_cpp.llama_memory_seq_cp(self.memory, scratch, slot.seq, start, end)
+        else:
+            merged = splice(self.ctx, scratch, slot.seq, end)
+        self.remove(scratch, -1, -1)
+        if not merged:
+            slot.tokens = []
+        return merged
 
     def remove(self, seq: int, start: int, end: int = -1) -> None:
         llama_cpp.llama_memory_seq_rm(self.memory, seq, start, end)

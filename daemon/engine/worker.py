@@ -51,6 +51,7 @@ from daemon.engine.jobs import (
     Scoring,
     Sink,
 )
+from daemon.engine.kv_splice import UnsplicableState, parse_state, read_state
 from daemon.engine.kv_states import SequenceStates, common_prefix
 from daemon.engine.scheduler import Admission, Priority, Scheduler
 from daemon.engine.scoring import ROW_GROUP, chunk_logprobs, chunk_size
@@ -152,9 +153,10 @@ class Engine(QueueFront):
         self._ctx = model.llm._ctx.ctx
         memory = llama_cpp.llama_get_memory(self._ctx)
         sequences = int(llama_cpp.llama_n_seq_max(self._ctx))
-        # The last sequence is no slot's: in a unified cache the scratch sequence (gaps
-        # evaluated aside, for reuse after an edit), with a stream per sequence the spare
-        # stream that slots are exchanged through (``Slots.arrange``).
+        # The last sequence is no slot's: with a stream per sequence the spare stream that
+        # slots are exchanged through (``Slots.arrange``); for reuse after an edit, where the
+        # edited lines are evaluated aside (in a stream, only when the model's cache states
+        # can be joined: checked while warming up).
         extra = sequences >= 2
         count = sequences - 1 if extra else sequences
         self.slots = Slots(
@@ -210,10 +212,16 @@ class Engine(QueueFront):
 
     def summary(self) -> str:
         """The engine in one line, for the daemon's start-up lines."""
-        return (
+        line = (
             f"{self.parallel} jobs decoded together, {len(self.slots)} documents kept in the "
             f"KV cache"
         )
+        if self.reuse_after_edit:
+            if self.slots.scratch is not None:
+                line += ", the chunks below an edit kept"
+            else:
+                line += ", below an edit only chunks that need no new lines before them kept"
+        return line
 
     def report(self) -> dict[str, Any]:
         """The engine's figures for /health."""
@@ -343,6 +351,8 @@ class Engine(QueueFront):
         self.slots.clear()  # whatever an earlier engine on this context left
         seq = self.slots.slots[0].seq
         self._decode_alone(tokens[:8], 0, seq)  # lazy initialisation, not timed
+        if self.reuse_after_edit and not self.model.unified:
+            self._check_splicing(seq)
         began = time.perf_counter()
         self._decode_alone(tokens[8:], 8, seq)
         self.speed.record_prompt(len(tokens) - 8, time.perf_counter() - began)
@@ -356,6 +366,16 @@ class Engine(QueueFront):
             position += 1
         self.speed.record_decode(_WARM_UP_DECODES, time.perf_counter() - began)
         self.slots.clear()
+
+    def _check_splicing(self, seq: int) -> None:
+        """Evaluate edited lines aside when this model's KV cache states can be joined (a
+        plain cache; not, for one, a sliding-window model's cache of two parts)."""
+        try:
+            parse_state(read_state(self._ctx, seq))
+        except UnsplicableState as why:
+            log.info("reuse after an edit keeps only chunks that need no new lines (%s)", why)
+            return
+        self.slots.use_scratch()
 
     def _decode_alone(self, tokens: list[int], start: int, seq: int) -> None:
         self._batch.clear()
@@ -563,11 +583,7 @@ class Engine(QueueFront):
                 size = end - start
                 if scratch_used or self.slots.scratch is None or size > min(budget, room):
                     continue
-                scratch = self.slots.scratch
-                self.slots.remove(scratch, -1, -1)
-                llama_cpp.llama_memory_seq_cp(
-                    self.slots.memory, running.slot.seq, scratch, 0, start
-                )
+                scratch = self.slots.gap_sequence(running.slot, start)
                 planned.append((scratch, ("gap", running, start, end)))
                 scratch_used = True
             else:
@@ -616,12 +632,14 @@ class Engine(QueueFront):
                 self._scored(running, *item[2:])
             elif kind == "gap":
                 _, _, start, end = item
-                llama_cpp.llama_memory_seq_cp(
-                    self.slots.memory, scratch, running.slot.seq, start, end
-                )
-                running.gaps.pop(0)
-                running.slot.tokens = running.prompt[: running.gaps[0][0]]
                 self.stats.prompt_tokens_evaluated += end - start
+                if self.slots.merge_gap(running.slot, start, end):
+                    running.gaps.pop(0)
+                    running.slot.tokens = running.prompt[: running.gaps[0][0]]
+                else:  # the slot lost its KV: read the whole prompt
+                    log.warning("joining an edit's KV failed; reading the prompt again")
+                    running.gaps = [(0, len(running.prompt))]
+                    running.reused = 0
             elif kind == "prompt":
                 _, _, index, start, stop = item
                 running.slot.tokens = running.prompt[:stop]
@@ -637,8 +655,6 @@ class Engine(QueueFront):
                 running.slot.tokens.append(running.next_token)
                 running.next_token = None
                 self._take(running, self._sample(running, item[2]))
-        if scratch is not None and any(item[0] == "gap" for item in work):
-            self.slots.remove(scratch, -1, -1)
 
     def _scored(self, running: _Running, first: int, start: int, stop: int) -> None:
         scoring = running.job.scoring

@@ -103,12 +103,9 @@ def local_engine(
         n_gpu_layers=settings.n_gpu_layers,
         prompt_format=settings.prompt_format,
         fingerprint_memo=settings.cache_dir / "fingerprints.json",
-        # Reuse after an edit evaluates gaps aside, in a scratch sequence sharing the slots'
-        # cells: a unified cache. Otherwise each slot has a KV stream of its own, and one
-        # more stream is the spare that slots are exchanged through (daemon.engine.slots).
+        # Each slot has a KV stream of its own, and one more stream is the spare that slots
+        # are exchanged through and edited lines are evaluated in (daemon.engine.slots).
         sequences=slots + 1 if slots > 1 or settings.reuse_after_edit else 1,
-        kv_cells=settings.n_ctx * settings.parallel,
-        unified=settings.reuse_after_edit,
     )
     engine = Engine(
         model,

@@ -15,7 +15,9 @@ In one run, on the embedded model (or ``--model``), in this process:
                1,500 tokens each) stay evaluated: in a KV stream per document, and in one
                unified cache, where attention runs over every cell in use.
   edits        the first token after an edit at the top, the middle and the end of a file of
-               about 2,000 tokens, against the first token of the same file cold.
+               about 2,000 tokens, against the first token of the same file cold: keeping the
+               prefix only (the default), and with ``reuse_after_edit`` (the chunks below the
+               edit kept, moved), with how many of its answers are the cold one's.
   per token    milliseconds per generated token on one warm prompt, prompt included, against
                llama-server's on the same tokens.
   before       with ``--before DIR`` (a checkout of an earlier engine), a single request alone
@@ -106,6 +108,7 @@ class Timed:
         while not isinstance(done := self.events.get(timeout=600), Finished):
             pass
         assert self.job.finished_at is not None
+        self.text = done.text
         return self.job.finished_at - self.submitted, done.tokens
 
     @property
@@ -206,6 +209,9 @@ def long_file(model: LoadedModel, target: int = 2000) -> str:
     return "\n".join(lines) + "\n"
 
 
+EDIT_MODES = ("prefix only", "reuse_after_edit")
+
+
 def edits(model: LoadedModel, reuse_after_edit: bool, repeat: int = 3) -> dict[str, float]:
     """First-token time after an edit at the top, middle and end, against cold."""
     text = long_file(model)
@@ -221,8 +227,18 @@ def edits(model: LoadedModel, reuse_after_edit: bool, repeat: int = 3) -> dict[s
     )
     engine.start()
     figures: dict[str, list[float]] = {"cold": [], "top": [], "middle": [], "end": []}
+    same = 0
     try:
         original = prompt_tokens(model, text)
+        for changed in edited.values():  # is the answer after the edit the cold one?
+            engine.slots.clear()
+            cold_answer = Timed(engine, prompt_tokens(model, changed), 16)
+            cold_answer.wait()
+            engine.slots.clear()
+            Timed(engine, original, 1).wait()
+            warm_answer = Timed(engine, prompt_tokens(model, changed), 16)
+            warm_answer.wait()
+            same += warm_answer.text == cold_answer.text
         for _ in range(repeat):
             engine.slots.clear()
             cold = Timed(engine, original, 1)
@@ -238,6 +254,8 @@ def edits(model: LoadedModel, reuse_after_edit: bool, repeat: int = 3) -> dict[s
         engine.close()
     medians = {k: 1000 * statistics.median(v) for k, v in figures.items()}
     medians["file_tokens"] = len(prompt_tokens(model, text))
+    medians["same_as_cold"] = same
+    medians["edits"] = len(edited)
     return medians
 
 
@@ -358,9 +376,6 @@ def main() -> int:
     parser.add_argument("--before", type=Path, help="a checkout of an earlier engine")
     parser.add_argument("--json", type=Path, help="also write every figure to this file")
     parser.add_argument(
-        "--reuse-after-edit", action="store_true", help="keep the chunks below an edit, moved"
-    )
-    parser.add_argument(
         "--only-edits", action="store_true", help="measure the first token after edits only"
     )
     parser.add_argument(
@@ -381,8 +396,8 @@ def main() -> int:
             print_held(kind, rows)
         return 0
     if args.only_edits:
-        model = load(1, unified=args.reuse_after_edit)
-        report["edits"] = edits(model, args.reuse_after_edit)
+        model = load(1)
+        report["edits"] = {mode: edits(model, mode == EDIT_MODES[1]) for mode in EDIT_MODES}
         model.close()
         print_report(report)
         return 0
@@ -412,8 +427,8 @@ def main() -> int:
         kind: held_documents(texts[0], kind == "one unified cache") for kind in HELD_KINDS
     }
     progress("edits")
-    model = load(1, unified=args.reuse_after_edit)
-    report["edits"] = edits(model, args.reuse_after_edit)
+    model = load(1)
+    report["edits"] = {mode: edits(model, mode == EDIT_MODES[1]) for mode in EDIT_MODES}
     progress("per token")
     one = prompt_tokens(model, texts[0])
     report["per_token_ms"] = {"assist": per_token(model, one, args.tokens)}
@@ -459,7 +474,8 @@ def print_report(report: dict) -> None:
         print_held(kind, rows)
     if "edits" not in report:
         return
-    print_edits(report["edits"])
+    for mode, figures in report["edits"].items():
+        print_edits(mode, figures)
     if "per_token_ms" not in report:
         return
     costs = report["per_token_ms"]
@@ -483,8 +499,11 @@ def print_held(kind: str, rows: list[dict[str, float]]) -> None:
     print(f"  documents held, prompt/decode tok/s, {kind}: {figures}")
 
 
-def print_edits(e: dict) -> None:
-    print(f"  first token, {e['file_tokens']}-token file: cold {e['cold']:.0f} ms")
+def print_edits(mode: str, e: dict) -> None:
+    print(
+        f"  first token, {e['file_tokens']}-token file, {mode}: cold {e['cold']:.0f} ms; "
+        f"answers as cold after {e['same_as_cold']} of {e['edits']} edits"
+    )
     for where in ("top", "middle", "end"):
         print(
             f"    after an edit at the {where:<6} {e[where]:7.0f} ms "

@@ -251,14 +251,20 @@ def test_by_default_an_edit_keeps_the_prefix_and_the_answer_is_the_cold_one(
     assert events[-1].text == cold_answer(engine, after)
 
 
+@pytest.mark.parametrize("cache", ["engine_model", "unified_model"])
 @pytest.mark.parametrize("edit", EDITS)
-def test_with_reuse_after_edit_the_chunks_below_the_edit_are_kept(unified_model, edit):
+def test_with_reuse_after_edit_the_chunks_below_the_edit_are_kept(request, cache, edit):
+    """In a KV stream per sequence (edited lines evaluated in the spare stream and joined
+    in) as in one unified cache (evaluated in a scratch sequence sharing the cells)."""
+    model = request.getfixturevalue(cache)
     moving = Engine(
-        unified_model, Scheduler(4, 4), SequenceStates(0), chunk_tokens=64, reuse_after_edit=True
+        model, Scheduler(4, 4), SequenceStates(0), chunk_tokens=64, reuse_after_edit=True
     )
     moving.start()
     try:
-        before, after, events = edited(moving, unified_model, edit)
+        assert moving.slots.scratch is not None  # the embedded model's cache can be joined
+        assert moving.summary().endswith("the chunks below an edit kept")
+        before, after, events = edited(moving, model, edit)
         prefix = next(i for i, (a, b) in enumerate(zip(before, after, strict=False)) if a != b)
         assert reused(events) >= len(after) - 40  # far more than the prefix before the edit
         assert reused(events) > prefix + 200
@@ -268,5 +274,38 @@ def test_with_reuse_after_edit_the_chunks_below_the_edit_are_kept(unified_model,
         assert events[-1].reason in ("stop", "length") and events[-1].text.strip()
         # What the cache holds afterwards is consistent: the same prompt again answers the same.
         assert answer(moving, after, 24)[-1].text == events[-1].text
+    finally:
+        moving.close()
+
+
+def test_an_edit_joined_in_while_other_documents_are_answered_changes_no_answer(engine_model):
+    """With a stream per sequence the edited lines are evaluated in the spare stream, the one
+    slots are also exchanged through: an edited file answered together with others gets the
+    answer it gets alone, and so do the others."""
+    moving = Engine(
+        engine_model,
+        Scheduler(8, 8),
+        SequenceStates(0),
+        chunk_tokens=64,
+        parallel=4,
+        reuse_after_edit=True,
+    )
+    moving.start()
+    try:
+        edit = EDITS[0].values[0]
+        before, after, alone = edited(moving, engine_model, edit)
+        others = [tokens_of(engine_model, f"# other {i}\n" + DOCUMENTS[i]) for i in (1, 3)]
+        others_alone = [cold_answer(moving, p, 12) for p in others]
+        moving.slots.clear()
+        answer(moving, before, 2)
+        for p in others:  # each other document in a slot of its own, in between
+            answer(moving, p, 0)
+        steps = moving.stats.batched_steps
+        sent = [submit(moving, after, 24)[1]] + [submit(moving, p, 12)[1] for p in others]
+        results = [wait(events) for events in sent]
+        assert reused(results[0]) > len(after) - 40  # the chunks below the edit were kept
+        assert results[0][-1].text == alone[-1].text
+        assert [r[-1].text for r in results[1:]] == others_alone
+        assert moving.stats.batched_steps > steps  # they were decoded together
     finally:
         moving.close()
