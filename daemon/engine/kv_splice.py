@@ -179,9 +179,11 @@ def join(head: SequenceState, tail: SequenceState, at: int) -> SequenceState:
     return SequenceState(tail.source, tail.streams, tail.stream, cells, head.v_trans, layers)
 
 
-def read_state(ctx: llama_cpp.llama_context_p, seq: int) -> memoryview:
-    """Sequence ``seq``'s state, as llama.cpp writes it."""
-    size = llama_cpp.llama_state_seq_get_size(ctx, seq)
+def read_state(ctx: llama_cpp.llama_context_p, seq: int, size: int | None = None) -> memoryview:
+    """Sequence ``seq``'s state, as llama.cpp writes it (``size``: its size, when known);
+    empty when llama.cpp could not write it."""
+    if size is None:
+        size = llama_cpp.llama_state_seq_get_size(ctx, seq)
     buffer = bytearray(size)
     target = (ctypes.c_uint8 * size).from_buffer(buffer)
     written = llama_cpp.llama_state_seq_get_data(ctx, target, size, seq)
@@ -190,21 +192,18 @@ def read_state(ctx: llama_cpp.llama_context_p, seq: int) -> memoryview:
 
 
 def write_state(ctx: llama_cpp.llama_context_p, seq: int, data: bytearray) -> bool:
-    """Replace sequence ``seq``'s KV with ``data``; False when llama.cpp refused it."""
+    """Replace sequence ``seq``'s KV with ``data``; False when llama.cpp refused it (``seq``
+    may then hold anything: empty it)."""
     source = (ctypes.c_uint8 * len(data)).from_buffer(data)
     return llama_cpp.llama_state_seq_set_data(ctx, source, len(data), seq) > 0
 
 
 def splice(ctx: llama_cpp.llama_context_p, head_seq: int, seq: int, at: int) -> bool:
     """Give sequence ``seq`` the cells of ``head_seq`` before position ``at`` in place of its
-    own; its cells from ``at`` on stay. False (``seq`` then holds nothing) when the states
-    cannot be joined or written."""
+    own; its cells from ``at`` on stay. False when the states cannot be joined or written
+    (``seq`` may then hold anything: empty it)."""
     try:
         joined = join(parse_state(read_state(ctx, head_seq)), parse_state(read_state(ctx, seq)), at)
     except UnsplicableState:
-        llama_cpp.llama_memory_seq_rm(llama_cpp.llama_get_memory(ctx), seq, -1, -1)
         return False
-    if not write_state(ctx, seq, joined.to_bytes()):
-        llama_cpp.llama_memory_seq_rm(llama_cpp.llama_get_memory(ctx), seq, -1, -1)
-        return False
-    return True
+    return write_state(ctx, seq, joined.to_bytes())

@@ -11,7 +11,6 @@ states go first. Used only from the engine's worker thread.
 
 from __future__ import annotations
 
-import ctypes
 import logging
 from collections import OrderedDict
 from collections.abc import Sequence
@@ -19,6 +18,8 @@ from dataclasses import dataclass
 
 import llama_cpp
 import numpy as np
+
+from daemon.engine.kv_splice import read_state, write_state
 
 log = logging.getLogger(__name__)
 
@@ -98,11 +99,10 @@ class SequenceStates:
         size = llama_cpp.llama_state_seq_get_size(ctx, seq)
         if size <= 0 or size > self.max_bytes:
             return
-        buffer = (ctypes.c_uint8 * size)()
-        written = llama_cpp.llama_state_seq_get_data(ctx, buffer, size, seq)
-        if written <= 0:
+        data = read_state(ctx, seq, size)
+        if not data:
             return
-        state = SavedState(live, ctypes.string_at(buffer, written))
+        state = SavedState(live, data.tobytes())
         # A state that is a prefix of the new one is now redundant.
         for state_id in [
             i for i, s in self._states.items() if common_prefix(s.tokens, live) == len(s.tokens)
@@ -128,9 +128,7 @@ class SequenceStates:
         self._states.move_to_end(state_id)
         memory = llama_cpp.llama_get_memory(ctx)
         llama_cpp.llama_memory_seq_rm(memory, seq, -1, -1)
-        source = (ctypes.c_uint8 * len(state.data)).from_buffer_copy(state.data)
-        read = llama_cpp.llama_state_seq_set_data(ctx, source, len(state.data), seq)
-        if read <= 0:
+        if not write_state(ctx, seq, bytearray(state.data)):
             log.warning("restoring a saved KV state failed; evaluating the prompt instead")
             llama_cpp.llama_memory_seq_rm(memory, seq, -1, -1)
             self._drop(state_id)

@@ -84,7 +84,6 @@ class Slots:
         self.spare = count if spare and not shared_cells else None
         self.states = states
         self.can_shift = can_shift
-        self.max_gap = max_gap if scratch else 0
         self._gap_limit = max_gap
         # A unified cache: sequences share cells, so a copied prefix is shared metadata. With
         # a stream per sequence, a copy is of the donor's whole stream, then cut.
@@ -109,7 +108,11 @@ class Slots:
         cache whose sequence states ``daemon.engine.kv_splice`` can join)."""
         if self.spare is not None:
             self.scratch = self.spare
-            self.max_gap = self._gap_limit
+
+    @property
+    def max_gap(self) -> int:
+        """The longest middle gap a reuse plan may keep: none without a scratch sequence."""
+        return self._gap_limit if self.scratch is not None else 0
 
     def gap_sequence(self, slot: Slot, start: int) -> int:
         """Prepare the scratch sequence to evaluate a gap of ``slot`` from ``start``: it holds
@@ -136,7 +139,7 @@ class Slots:
             merged = splice(self.ctx, scratch, slot.seq, end)
         self.remove(scratch, -1, -1)
         if not merged:
-            slot.tokens = []
+            self.reset(slot)
         return merged
 
     def remove(self, seq: int, start: int, end: int = -1) -> None:
