@@ -243,9 +243,16 @@ class CompletionPipeline:
             whole_window=whole_window,
         )
         if req.cache:
-            hit = await self.backend.lookup(key)
-            if hit is not None:
-                return self._from_cache(c, hit, "exact")
+            # A daemon that read the whole window in time (another one sharing this cache, or
+            # this one when it was less loaded) may have answered it: that answer is better
+            # than the fitted window's, and ready.
+            keys = [key]
+            if whole_window is not None:
+                keys.insert(0, request_key(model, "complete", params, whole_window))
+            for candidate in keys:
+                hit = await self.backend.lookup(candidate)
+                if hit is not None:
+                    return self._from_cache(replace(c, key=candidate), hit, "exact")
             typed = self.typing.match(typing_key, cursor.prefix)
             if typed is not None:
                 result = CachedResult(typed.answer, typed.finish_reason, typed.tokens, language)

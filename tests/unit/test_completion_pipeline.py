@@ -401,6 +401,25 @@ async def test_a_cold_document_too_long_to_read_in_time_is_answered_from_a_short
     assert "window" not in (events[0].route_reason or "")
 
 
+async def test_a_whole_windows_answer_in_the_shared_cache_is_used_by_a_slower_daemon():
+    """Two daemons share one cache: one read the whole window in time and stored its answer;
+    the other, loaded, would answer from a shorter window, and finds the whole one's answer."""
+    lines = [f"value_{n} = compute({n})" for n in range(200)]
+    text = "\n".join(lines) + "\ntotal = "
+    idle = ScriptedBackend(in_turn("1"), measured=Speed(prompt_tps=5000.0, decode_tps=30.0))
+    events = await collect(await pipeline(idle, fast_deadline_ms=3000).start(request(text), "al"))
+    assert "window" not in (events[0].route_reason or "") and events[-1].text == "1"
+
+    loaded = ScriptedBackend(in_turn("2"), measured=Speed(prompt_tps=200.0, decode_tps=30.0))
+    loaded.cache = idle.cache  # one cache file
+    completions = pipeline(loaded, fast_deadline_ms=3000)
+    events = await collect(await completions.start(request(text, request_id="r2"), "bob"))
+    assert events[-1].cached and events[-1].text == "1" and not loaded.runs
+    # Rejecting it demotes the answer that was shown: the whole window's.
+    await completions.feedback(FeedbackRequest(request_id="r2", accepted=False), "bob")
+    assert loaded.demoted == list(idle.cache)
+
+
 async def _warmed(completions: CompletionPipeline) -> None:
     while completions.warmer.finished == 0:
         await asyncio.sleep(0.01)
