@@ -18,6 +18,8 @@ never in the daemon). For each installed model, in one run:
 
 Headline: pass@1 of the text as shown. Beside it: the first line alone, and exact matches.
 Run: .venv/bin/python tests/bench/bench_quality.py [--tasks 40] [--humaneval 164] [--models ...]
+[--answers FILE]: each part's answers are kept in FILE as the part ends; running the same
+command again after a stop asks only the parts not kept yet.
 """
 
 from __future__ import annotations
@@ -46,6 +48,7 @@ from tests.bench.quality.crossfile import CrossFileLine, cross_file_lines
 from tests.bench.quality.judge import judge_all
 from tests.bench.quality.raw import HUMANEVAL_STOPS, RawModel
 from tests.bench.quality.runs import Answer, ask, p50, percentile, request
+from tests.bench.quality.saved import SavedAnswers
 from tests.bench.quality.tasks import (
     INFILLING_SETS,
     SETTINGS,
@@ -141,7 +144,9 @@ def progress(message: str) -> None:
     print(f"[{time.strftime('%H:%M:%S')}] {message}", file=sys.stderr, flush=True)
 
 
-def bench_model(name: str, args: argparse.Namespace, work: Path) -> dict[str, list[Figures]]:
+def bench_model(
+    name: str, args: argparse.Namespace, work: Path, saved: SavedAnswers
+) -> dict[str, list[Figures]]:
     base = load_settings(model=name, metrics_path=work / "metrics.sqlite3")
     path = resolve_model(None, base.cache_dir, name).path
     workspace = work / "tasks"
@@ -175,29 +180,57 @@ def bench_model(name: str, args: argparse.Namespace, work: Path) -> dict[str, li
         runs[1][1].append(("cross-file|no post", lambda c: cross(c, lines, contexts)))
 
     for overrides, jobs in runs:
+        pending = [(label, job) for label, job in jobs if not reuse(saved, name, label, answers)]
+        if not pending:
+            continue
         with daemon(base, work, **overrides) as client:
             warm_up = humaneval[:1] or next(iter(infilling.values()), [])[:1]
             through(client, warm_up, profile)
-            for label, job in jobs:
+            for label, job in pending:
                 progress(f"{name}: {label}")
                 answers[label] = job(client)
+                saved.put(name, label, answers[label])
 
-    progress(f"{name}: the raw model")
-    raw = RawModel(path, base.n_ctx)
-    try:
-        raw.fim("def warm_up():\n    ", "\n", 4)
-        for (set_name, setting), cases in infilling.items():
-            answers[f"{set_name}|{setting}|raw FIM"] = [
-                as_answer(raw.fim(c.before, c.after, base.fast_max_tokens)) for c in cases
-            ]
-        answers["humaneval|raw"] = [
-            as_answer(raw.plain(c.before, base.deep_max_tokens, HUMANEVAL_STOPS)) for c in humaneval
-        ]
-        answers["cross-file|raw FIM"] = [
-            as_answer(raw.fim(line.before, line.after, base.fast_max_tokens)) for line in lines
-        ]
-    finally:
-        raw.close()
+    raw_jobs: list[tuple[str, Callable[[RawModel], list[Answer]]]] = []
+    for (set_name, setting), cases in infilling.items():
+        raw_jobs.append(
+            (
+                f"{set_name}|{setting}|raw FIM",
+                lambda raw, cs=cases: [
+                    as_answer(raw.fim(c.before, c.after, base.fast_max_tokens)) for c in cs
+                ],
+            )
+        )
+    raw_jobs.append(
+        (
+            "humaneval|raw",
+            lambda raw: [
+                as_answer(raw.plain(c.before, base.deep_max_tokens, HUMANEVAL_STOPS))
+                for c in humaneval
+            ],
+        )
+    )
+    raw_jobs.append(
+        (
+            "cross-file|raw FIM",
+            lambda raw: [
+                as_answer(raw.fim(line.before, line.after, base.fast_max_tokens)) for line in lines
+            ],
+        )
+    )
+    pending_raw = [
+        (label, job) for label, job in raw_jobs if not reuse(saved, name, label, answers)
+    ]
+    if pending_raw:
+        progress(f"{name}: the raw model")
+        raw = RawModel(path, base.n_ctx)
+        try:
+            raw.fim("def warm_up():\n    ", "\n", 4)
+            for label, raw_job in pending_raw:
+                answers[label] = raw_job(raw)
+                saved.put(name, label, answers[label])
+        finally:
+            raw.close()
 
     progress(f"{name}: running the tests")
     tables: dict[str, list[Figures]] = {}
@@ -218,6 +251,16 @@ def bench_model(name: str, args: argparse.Namespace, work: Path) -> dict[str, li
             for variant in ("assist", "no context", "raw FIM", "no post")
         ]
     return tables
+
+
+def reuse(saved: SavedAnswers, model: str, label: str, answers: dict[str, list[Answer]]) -> bool:
+    """Whether the part's answers were saved by an earlier run (then they are in ``answers``)."""
+    found = saved.get(model, label)
+    if found is None:
+        return False
+    progress(f"{model}: {label}: {len(found)} answers saved earlier")
+    answers[label] = found
+    return True
 
 
 def cross(client: DaemonClient, lines: list[CrossFileLine], contexts: Any) -> list[Answer]:
@@ -262,11 +305,21 @@ def main() -> int:
     parser.add_argument("--crossfile", type=int, default=60, help="cross-file lines (0: none)")
     parser.add_argument("--packages", nargs="+", default=["click", "jinja2"])
     parser.add_argument("--json", type=Path, help="also write every figure to this file")
+    parser.add_argument(
+        "--answers",
+        type=Path,
+        help="keep each part's answers in this file as it ends; a run stopped before its end "
+        "is resumed by running it again with the same file and settings",
+    )
     args = parser.parse_args()
     work = Path(tempfile.mkdtemp(prefix="assist-bench-quality-"))
+    answers_path = args.answers or work / "answers.jsonl"
+    signature = {k: v for k, v in vars(args).items() if k not in ("json", "answers", "models")}
+    saved = SavedAnswers(answers_path, signature)
+    progress(f"answers kept in {answers_path}")
     report: dict[str, Any] = {}
     for name in args.models:
-        tables = bench_model(name, args, work)
+        tables = bench_model(name, args, work, saved)
         print(
             f"\nbench_quality: {name}, CPU, pass@1 of the text as shown (first line alone beside)"
         )
