@@ -18,8 +18,10 @@ never in the daemon). For each installed model, in one run:
 
 Headline: pass@1 of the text as shown. Beside it: the first line alone, and exact matches.
 Run: .venv/bin/python tests/bench/bench_quality.py [--tasks 40] [--humaneval 164] [--models ...]
-[--answers FILE]: each part's answers are kept in FILE as the part ends; running the same
-command again after a stop asks only the parts not kept yet.
+A whole run takes over an hour on two cores. ``--variants`` asks only some of the variants
+(``assist raw``: no ablation); ``--answers FILE`` keeps each part's answers in FILE as the part
+ends, so the same command run again after a stop, or with more variants, asks only the parts
+not kept yet; ``--tasks 0``, ``--humaneval 0`` or ``--crossfile 0`` leave a set out.
 """
 
 from __future__ import annotations
@@ -57,6 +59,7 @@ from tests.bench.quality.tasks import (
     infilling_cases,
 )
 
+VARIANTS = ("assist", "raw", "no header", "no post", "no context")
 # A small workspace that states what the tasks are: Python 3.11, nothing else.
 PYPROJECT = '[project]\nname = "tasks"\nversion = "0"\nrequires-python = ">=3.11"\n'
 
@@ -158,6 +161,7 @@ def bench_model(
         (set_name, setting): infilling_cases(set_name, setting, args.tasks)
         for set_name in INFILLING_SETS
         for setting in args.settings
+        if args.tasks
     }
     humaneval = humaneval_cases(args.humaneval)
     lines = cross_file_lines(args.packages, args.crossfile)
@@ -180,6 +184,7 @@ def bench_model(
         runs[1][1].append(("cross-file|no post", lambda c: cross(c, lines, contexts)))
 
     for overrides, jobs in runs:
+        jobs = [(label, job) for label, job in jobs if wanted(label, args.variants)]
         pending = [(label, job) for label, job in jobs if not reuse(saved, name, label, answers)]
         if not pending:
             continue
@@ -218,6 +223,13 @@ def bench_model(
             ],
         )
     )
+    raw_jobs = [
+        (label, job)
+        for label, job in raw_jobs
+        if wanted(label, args.variants)
+        and (humaneval or label != "humaneval|raw")
+        and (lines or label != "cross-file|raw FIM")
+    ]
     pending_raw = [
         (label, job) for label, job in raw_jobs if not reuse(saved, name, label, answers)
     ]
@@ -239,18 +251,27 @@ def bench_model(
         tables[f"{set_name}, {setting} setting"] = [
             score(variant, cases, answers[f"{key}|{variant}"])
             for variant in ("assist", "raw FIM", "no header", "no post")
+            if f"{key}|{variant}" in answers
         ]
     if humaneval:
         tables["HumanEval (deep path)"] = [
             score(variant, humaneval, answers[f"humaneval|{variant}"])
             for variant in ("assist", "raw", "no post")
+            if f"humaneval|{variant}" in answers
         ]
     if lines:
         tables["cross-file lines (exact line)"] = [
             score_lines(variant, lines, answers[f"cross-file|{variant}"])
             for variant in ("assist", "no context", "raw FIM", "no post")
+            if f"cross-file|{variant}" in answers
         ]
     return tables
+
+
+def wanted(label: str, variants: list[str]) -> bool:
+    """Whether the part ``label`` ("set|setting|variant") is one of the variants asked for."""
+    variant = label.rsplit("|", 1)[-1]
+    return (variant.split(" ", 1)[0] if variant.startswith("raw") else variant) in variants
 
 
 def reuse(saved: SavedAnswers, model: str, label: str, answers: dict[str, list[Answer]]) -> bool:
@@ -304,6 +325,13 @@ def main() -> int:
     parser.add_argument("--humaneval", type=int, default=164, help="HumanEval tasks (0: none)")
     parser.add_argument("--crossfile", type=int, default=60, help="cross-file lines (0: none)")
     parser.add_argument("--packages", nargs="+", default=["click", "jinja2"])
+    parser.add_argument(
+        "--variants",
+        nargs="+",
+        choices=VARIANTS,
+        default=list(VARIANTS),
+        help="what to ask: assist as shown, the raw model, and the ablation's variants",
+    )
     parser.add_argument("--json", type=Path, help="also write every figure to this file")
     parser.add_argument(
         "--answers",
@@ -314,7 +342,9 @@ def main() -> int:
     args = parser.parse_args()
     work = Path(tempfile.mkdtemp(prefix="assist-bench-quality-"))
     answers_path = args.answers or work / "answers.jsonl"
-    signature = {k: v for k, v in vars(args).items() if k not in ("json", "answers", "models")}
+    signature = {
+        k: v for k, v in vars(args).items() if k not in ("json", "answers", "models", "variants")
+    }
     saved = SavedAnswers(answers_path, signature)
     progress(f"answers kept in {answers_path}")
     report: dict[str, Any] = {}
