@@ -85,9 +85,16 @@ class SequenceStates:
                 best_id, best_len = state_id, length
         return best_id, best_len
 
-    def save(self, ctx: llama_cpp.llama_context_p, seq: int, tokens: list[int]) -> None:
+    def save(
+        self,
+        ctx: llama_cpp.llama_context_p,
+        seq: int,
+        tokens: list[int],
+        keep: int | None = None,
+    ) -> None:
         """Copy sequence ``seq``'s state (it holds ``tokens``), unless it is short or already
-        saved."""
+        saved. Room is made by evicting the least recently used states other than ``keep``
+        (the state about to be restored), the new one last."""
         n = len(tokens)
         if not self.enabled or n < MIN_TOKENS:
             return
@@ -112,8 +119,10 @@ class SequenceStates:
         self._next += 1
         self._bytes += state.size
         self.stats.saved += 1
-        while self._bytes > self.max_bytes and self._states:
-            oldest = next(iter(self._states))
+        while self._bytes > self.max_bytes:
+            oldest = next((i for i in self._states if i != keep), None)
+            if oldest is None:
+                break
             self._drop(oldest)
             self.stats.evicted += 1
 
@@ -123,8 +132,10 @@ class SequenceStates:
 
     def restore(self, ctx: llama_cpp.llama_context_p, seq: int, state_id: int) -> list[int]:
         """Load a saved state into sequence ``seq`` (emptied first); return the tokens it
-        holds (none on failure)."""
-        state = self._states[state_id]
+        holds (none on failure, or when the state is no longer kept)."""
+        state = self._states.get(state_id)
+        if state is None:
+            return []
         self._states.move_to_end(state_id)
         memory = llama_cpp.llama_get_memory(ctx)
         llama_cpp.llama_memory_seq_rm(memory, seq, -1, -1)

@@ -165,10 +165,15 @@ class Slots:
         )
         shared = min(common_prefix(donor.tokens, wanted), len(wanted) - 1) if donor else 0
         saved_id, saved = None, 0
+        probe = np.asarray(wanted, dtype=np.intc)
         if self.states.enabled:
-            saved_id, saved = self.states.best(np.asarray(wanted, dtype=np.intc))
+            saved_id, _ = self.states.best(probe)
+        # Saving the slot's state never evicts the one this job may restore, but may drop it
+        # when the slot's state covers it: look the best one up again after.
+        self._keep_for_later(slot, wanted, best, saved_id)
+        if self.states.enabled:
+            saved_id, saved = self.states.best(probe)
             saved = min(saved, len(wanted) - 1)
-        self._keep_for_later(slot, wanted, best)
         if saved_id is not None and saved >= max(best.reused, shared) + MIN_GAIN:
             slot.tokens = self.states.restore(self.ctx, slot.seq, saved_id)
             kept = min(common_prefix(slot.tokens, wanted), len(wanted) - 1)
@@ -200,11 +205,14 @@ class Slots:
     def _plan(self, cached: list[int], wanted: list[int], move: bool) -> ReusePlan:
         return plan_reuse(cached, wanted, min_chunk=MIN_CHUNK, max_gap=self.max_gap, move=move)
 
-    def _keep_for_later(self, slot: Slot, wanted: list[int], plan: ReusePlan) -> None:
-        """Save the slot's state to host memory when the new prompt throws most of it away."""
+    def _keep_for_later(
+        self, slot: Slot, wanted: list[int], plan: ReusePlan, keep: int | None
+    ) -> None:
+        """Save the slot's state to host memory when the new prompt throws most of it away
+        (never evicting the saved state ``keep``)."""
         lost = len(slot.tokens) - plan.reused
         if lost >= MIN_TOKENS and plan.reused < len(slot.tokens) // 2:
-            self.states.save(self.ctx, slot.seq, slot.tokens)
+            self.states.save(self.ctx, slot.seq, slot.tokens, keep)
 
     def _apply(self, slot: Slot, plan: ReusePlan) -> None:
         """Drop what the plan does not keep and move the kept chunks to their positions."""

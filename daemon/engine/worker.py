@@ -318,7 +318,7 @@ class Engine(QueueFront):
                 if job is None:
                     break
                 assert isinstance(job, Job)
-                self._start(job)
+                self._start_guarded(job)
             self._admit()
             if self._running:
                 try:
@@ -337,7 +337,7 @@ class Engine(QueueFront):
             if job is None:
                 return
             assert isinstance(job, Job)
-            self._start(job)
+            self._start_guarded(job)
         least = max(self._running, key=lambda r: (r.job.priority, r.job.submitted_at))
         if least.job.preemptible and self.scheduler.waiting_above(least.job.priority):
             self._give_way(least)
@@ -451,6 +451,28 @@ class Engine(QueueFront):
             scoring.reused = reused
         self._running.append(running)
         return True
+
+    def _start_guarded(self, job: Job) -> None:
+        """``_start``, surviving anything it raises: the job ends with an error, and every slot
+        no running job holds is emptied (one of them may hold KV its tokens no longer
+        describe, or be left claimed)."""
+        try:
+            self._start(job)
+        except Exception as exc:  # the worker must survive anything one job does
+            log.exception("starting a job failed")
+            started = [running for running in self._running if running.job is job]
+            if started:
+                self._fail(started, str(exc))
+            else:
+                self.stats.errors += 1
+                job.progress = None
+                job.end(Finished("error", 0, "", error=str(exc)))
+                self.scheduler.finished(job, 0.0)
+            held = {id(running.slot) for running in self._running}
+            for slot in self.slots.slots:
+                if id(slot) not in held:
+                    self.slots.reset(slot)
+                    self.slots.release(slot)
 
     def _give_way(self, running: _Running) -> None:
         """A less urgent job leaves its place to a waiting one, and goes back to its line."""

@@ -309,3 +309,26 @@ def test_an_edit_joined_in_while_other_documents_are_answered_changes_no_answer(
         assert moving.stats.batched_steps > steps  # they were decoded together
     finally:
         moving.close()
+
+
+def test_a_job_that_fails_to_start_ends_with_an_error_and_the_engine_goes_on(
+    engine, engine_model, monkeypatch
+):
+    prompt = tokens_of(engine_model, DOCUMENTS[0])
+    expected = answer(engine, prompt)[-1].text
+    claim = engine.slots.claim
+    calls = []
+
+    def fails_once(*args, **kwargs):
+        calls.append(args)
+        if len(calls) == 1:
+            raise KeyError(96)  # as a saved state evicted under the claim once did
+        return claim(*args, **kwargs)
+
+    monkeypatch.setattr(engine.slots, "claim", fails_once)
+    failed = answer(engine, tokens_of(engine_model, DOCUMENTS[1]))[-1]
+    assert failed.reason == "error" and "96" in (failed.error or "")
+    # The engine still runs; the slots it emptied are read again and answer as before.
+    again = answer(engine, prompt)
+    assert reused(again) == 0 and again[-1].text == expected
+    assert not any(slot.busy for slot in engine.slots.slots)

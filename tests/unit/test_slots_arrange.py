@@ -3,40 +3,16 @@ keeping what it holds: checked against a stand-in for llama.cpp's per-stream mem
 
 from __future__ import annotations
 
-import llama_cpp
 import pytest
 
 from daemon.engine.kv_states import SequenceStates
 from daemon.engine.slots import Slots
-
-
-class Streams:
-    """What each stream holds, changed the way llama.cpp's copy and removal change it."""
-
-    def __init__(self, count: int) -> None:
-        self.held: dict[int, tuple[int, ...]] = {seq: () for seq in range(count)}
-        self.copies = 0
-
-    def seq_cp(self, _memory, source: int, target: int, p0: int, p1: int) -> None:
-        assert (p0, p1) == (-1, -1), "across streams only whole streams are copied"
-        self.held[target] = self.held[source]
-        self.copies += 1
-
-    def seq_rm(self, _memory, seq: int, p0: int, p1: int) -> bool:
-        if p0 < 0:
-            self.held[seq] = ()
-        else:
-            self.held[seq] = self.held[seq][:p0]
-        return True
+from tests.unit.fake_streams import Streams, fake_streams
 
 
 @pytest.fixture
 def streams(monkeypatch: pytest.MonkeyPatch) -> Streams:
-    fake = Streams(9)
-    monkeypatch.setattr(llama_cpp, "llama_get_memory", lambda ctx: object())
-    monkeypatch.setattr(llama_cpp, "llama_memory_seq_cp", fake.seq_cp)
-    monkeypatch.setattr(llama_cpp, "llama_memory_seq_rm", fake.seq_rm)
-    return fake
+    return fake_streams(monkeypatch, 9)
 
 
 def eight_slots(*, spare: bool = True, unified: bool = False) -> Slots:
