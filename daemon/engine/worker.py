@@ -76,6 +76,8 @@ _WARM_UP_DECODES = 8
 # fifteenth of a second on two cores, 128 about half a second).
 _TYPING_S = 2.0
 _YIELDING_CHUNK = 8
+# After a round fails in a way no job explains, a pause: a fault that repeats does not spin.
+_AFTER_FAILURE_S = 0.05
 
 
 @dataclass
@@ -313,22 +315,35 @@ class Engine(QueueFront):
         finally:
             self.ready.set()
         while not self._closed:
-            if not self._running:
-                job = self.scheduler.next_job()
-                if job is None:
+            try:
+                if not self._cycle():
                     break
-                assert isinstance(job, Job)
-                self._start_guarded(job)
-            self._admit()
-            if self._running:
-                try:
-                    self._step()
-                except Exception as exc:  # the worker must survive anything one step does
-                    log.exception("a decode step failed")
-                    self._fail(list(self._running), str(exc))
+            except Exception as exc:  # the worker must survive anything one round does
+                log.exception("the engine's round failed")
+                self._fail(list(self._running), str(exc))
+                self._empty_free_slots()
+                time.sleep(_AFTER_FAILURE_S)
         for running in list(self._running):
             running.job.cancel()
             self._end(running, "cancelled")
+
+    def _cycle(self) -> bool:
+        """One round: wait for work when idle, admit jobs, decode one step. False when the
+        scheduler closed."""
+        if not self._running:
+            job = self.scheduler.next_job()
+            if job is None:
+                return False
+            assert isinstance(job, Job)
+            self._start_guarded(job)
+        self._admit()
+        if self._running:
+            try:
+                self._step()
+            except Exception as exc:  # one step's failure ends the jobs in it, no others
+                log.exception("a decode step failed")
+                self._fail(list(self._running), str(exc))
+        return True
 
     def _admit(self) -> None:
         """Start waiting jobs while there is room; make room for a more urgent one."""
@@ -453,9 +468,8 @@ class Engine(QueueFront):
         return True
 
     def _start_guarded(self, job: Job) -> None:
-        """``_start``, surviving anything it raises: the job ends with an error, and every slot
-        no running job holds is emptied (one of them may hold KV its tokens no longer
-        describe, or be left claimed)."""
+        """``_start``, surviving anything it raises: the job ends with an error, and the free
+        slots are emptied."""
         try:
             self._start(job)
         except Exception as exc:  # the worker must survive anything one job does
@@ -468,11 +482,16 @@ class Engine(QueueFront):
                 job.progress = None
                 job.end(Finished("error", 0, "", error=str(exc)))
                 self.scheduler.finished(job, 0.0)
-            held = {id(running.slot) for running in self._running}
-            for slot in self.slots.slots:
-                if id(slot) not in held:
-                    self.slots.reset(slot)
-                    self.slots.release(slot)
+            self._empty_free_slots()
+
+    def _empty_free_slots(self) -> None:
+        """Empty every slot no running job holds, and free it: after a failure one of them
+        may hold KV its tokens no longer describe, or be left claimed."""
+        held = {id(running.slot) for running in self._running}
+        for slot in self.slots.slots:
+            if id(slot) not in held:
+                self.slots.reset(slot)
+                self.slots.release(slot)
 
     def _give_way(self, running: _Running) -> None:
         """A less urgent job leaves its place to a waiting one, and goes back to its line."""

@@ -332,3 +332,24 @@ def test_a_job_that_fails_to_start_ends_with_an_error_and_the_engine_goes_on(
     again = answer(engine, prompt)
     assert reused(again) == 0 and again[-1].text == expected
     assert not any(slot.busy for slot in engine.slots.slots)
+
+
+def test_a_round_that_fails_outside_any_job_ends_the_running_jobs_and_the_engine_goes_on(
+    engine, engine_model, monkeypatch
+):
+    prompt = tokens_of(engine_model, DOCUMENTS[2])
+    expected = answer(engine, prompt)[-1].text
+    admit = engine._admit
+    calls = []
+
+    def fails_once():
+        calls.append(1)
+        if len(calls) == 1:
+            raise RuntimeError("the scheduler broke")
+        admit()
+
+    monkeypatch.setattr(engine, "_admit", fails_once)
+    failed = answer(engine, tokens_of(engine_model, DOCUMENTS[3]))[-1]
+    assert failed.reason == "error" and "scheduler broke" in (failed.error or "")
+    again = answer(engine, prompt)
+    assert reused(again) == 0 and again[-1].text == expected
