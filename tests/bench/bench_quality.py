@@ -177,6 +177,7 @@ def bench_model(
         runs[1][1].append((f"{key}|no post", lambda c, cs=cases: through(c, cs, profile)))
     if humaneval:
         runs[0][1].append(("humaneval|assist", lambda c: through(c, humaneval, profile)))
+        runs[0][1].append(("humaneval|no header", lambda c: through(c, humaneval, None)))
         runs[1][1].append(("humaneval|no post", lambda c: through(c, humaneval, profile)))
     if lines:
         runs[0][1].append(("cross-file|assist", lambda c: cross(c, lines, contexts)))
@@ -256,7 +257,7 @@ def bench_model(
     if humaneval:
         tables["HumanEval (deep path)"] = [
             score(variant, humaneval, answers[f"humaneval|{variant}"])
-            for variant in ("assist", "raw", "no post")
+            for variant in ("assist", "raw", "no header", "no post")
             if f"humaneval|{variant}" in answers
         ]
     if lines:
