@@ -429,10 +429,9 @@ class Engine(QueueFront):
         prompt = job.tokens + (progress.ids if progress else [])
         limit = len(prompt) if scoring else len(prompt) + 1
         if limit > self.n_ctx:
-            error = f"the prompt has {len(prompt)} tokens; the context holds {self.n_ctx}"
-            self.stats.errors += 1
-            job.end(Finished("error", 0, "", error=error))
-            self.scheduler.finished(job, 0.0)
+            self._refuse(
+                job, f"the prompt has {len(prompt)} tokens; the context holds {self.n_ctx}"
+            )
             return False
         wanted = prompt[: scoring.next_index] if scoring else prompt
         claim = self.slots.claim(wanted, move=scoring is None and self.reuse_after_edit)
@@ -478,11 +477,15 @@ class Engine(QueueFront):
             if started:
                 self._fail(started, str(exc))
             else:
-                self.stats.errors += 1
                 job.progress = None
-                job.end(Finished("error", 0, "", error=str(exc)))
-                self.scheduler.finished(job, 0.0)
+                self._refuse(job, str(exc))
             self._empty_free_slots()
+
+    def _refuse(self, job: Job, error: str) -> None:
+        """End a job that never got a place with ``error``."""
+        self.stats.errors += 1
+        job.end(Finished("error", 0, "", error=error))
+        self.scheduler.finished(job, 0.0)
 
     def _empty_free_slots(self) -> None:
         """Empty every slot no running job holds, and free it: after a failure one of them
