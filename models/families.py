@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from typing import Literal, Protocol
 
 # Bumped whenever a format's token layout changes, so cached results keyed by it expire.
-PROMPT_FORMAT_VERSION = 1
+PROMPT_FORMAT_VERSION = 2
 
 
 class Vocabulary(Protocol):
@@ -120,20 +120,28 @@ class PromptFormat:
     ) -> list[int]:
         """The token list for a completion at the point between ``prefix`` and ``suffix``;
         with ``repository``, other files come first in the family's repository layout
-        (``repository_layout`` says whether it has one)."""
+        (``repository_layout`` says whether it has one).
+
+        With nothing but white space after the cursor, a FIM family gets the prefix as a plain
+        continuation (after its repository head, where there is one): the left-to-right text it
+        was mostly trained on. An empty FIM hole asks something the model rarely saw, and
+        answers worse: on HumanEval's 164 prompts, Qwen2.5-Coder-0.5B greedy passes 75 as a
+        continuation against 67 with an empty suffix (both after the profile's header)."""
         head: list[int] = []
         if self.add_bos and vocab.bos_token is not None:
             head.append(vocab.bos_token)
         if self.fim is None:
             return [*head, *vocab.tokenize_text(prefix)]
-        pre = _require(vocab, self.fim.prefix, self.name)
-        suf = _require(vocab, self.fim.suffix, self.name)
-        mid = _require(vocab, self.fim.middle, self.name) if self.fim.middle else None
         if repository is not None and self.repo is not None and self.order == "psm":
             head += self.repository_head(vocab, repository)
             if self.repo.path_in_prefix:
                 prefix = f"{repository.path}\n{prefix}"
         prefix_tokens = vocab.tokenize_text(prefix)
+        if not suffix.strip():
+            return [*head, *prefix_tokens]
+        pre = _require(vocab, self.fim.prefix, self.name)
+        suf = _require(vocab, self.fim.suffix, self.name)
+        mid = _require(vocab, self.fim.middle, self.name) if self.fim.middle else None
         suffix_tokens = vocab.tokenize_text(suffix)
         tail = [mid] if mid is not None else []
         if self.order == "spm":

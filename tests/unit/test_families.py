@@ -61,10 +61,25 @@ def test_plain_format_without_bos_token():
 
 def test_special_token_text_in_source_stays_text():
     vocab = vocab_for("<|fim_prefix|>", "<|fim_suffix|>", "<|fim_middle|>")
-    tokens = QWEN_CODER.build(vocab, "s = '<|fim_prefix|>'", "")
+    tokens = QWEN_CODER.build(vocab, "s = '<|fim_prefix|>'", "\nprint(s)")
     # The marker typed in the file is tokenized as characters, not as the special token.
     assert tokens.count(PRE) == 1
     assert chars("<|fim_prefix|>") == tokens[1 + len("s = '") : 1 + len("s = '<|fim_prefix|>")]
+
+
+@pytest.mark.parametrize("fmt", [QWEN_CODER, STARCODER2, CODESTRAL])
+@pytest.mark.parametrize("suffix", ["", "\n", "  \n\n\t"])
+def test_nothing_after_the_cursor_is_a_plain_continuation(fmt, suffix):
+    """An empty FIM hole answers worse than the left-to-right text the model mostly saw."""
+    middle = fmt.fim.middle if fmt.fim else None
+    vocab = vocab_for(fmt.fim.prefix, fmt.fim.suffix, middle, bos=None)
+    assert fmt.build(vocab, "def f():\n", suffix) == chars("def f():\n")
+
+
+def test_code_after_the_cursor_keeps_the_fim_layout_however_far_down():
+    vocab = vocab_for("<|fim_prefix|>", "<|fim_suffix|>", "<|fim_middle|>")
+    tokens = QWEN_CODER.build(vocab, "x = ", "\n\n\nprint(x)")
+    assert tokens == [PRE, *chars("x = "), SUF, *chars("\n\n\nprint(x)"), MID]
 
 
 def test_missing_marker_is_a_clear_error():

@@ -31,7 +31,9 @@ STARCODER_VOCAB = CharVocab(
     },
     bos=None,
 )
-DOCUMENT = "from lib.a import f\n\nx = f(1)\ny = "
+PREFIX = "from lib.a import f\n\nx = f(1)\ny = "
+SUFFIX = "\nprint(y)\n"
+DOCUMENT = PREFIX + SUFFIX
 HEADER = "# Language: Python\n"
 
 
@@ -72,8 +74,9 @@ def test_qwen_coder_gets_its_repository_layout():
         14,
         *chars("app.py\n"),
         10,
-        *chars(HEADER + DOCUMENT),
+        *chars(HEADER + PREFIX),
         11,
+        *chars(SUFFIX),
         12,
     ]
     assert built.context.tokens == built.tokens.index(10)
@@ -89,10 +92,34 @@ def test_starcoder2_gets_its_repository_layout_with_the_path_after_the_prefix_ma
         *chars("lib/a.py\ndef f(n: int) -> int:\n    ...\n"),
         24,
         20,
-        *chars("app.py\n" + HEADER + DOCUMENT),
+        *chars("app.py\n" + HEADER + PREFIX),
         21,
+        *chars(SUFFIX),
         22,
     ]
+
+
+def test_at_the_end_of_a_file_the_repository_layout_continues_the_file():
+    """Nothing after the cursor: the current file's text follows its path, no FIM markers."""
+    cursor = Cursor.locate(PREFIX, 3, 4)
+    built = build_prompt(
+        QWEN_CODER,
+        QWEN_VOCAB,
+        cursor,
+        budget=2000,
+        suffix_budget=64,
+        header=HEADER,
+        context=PromptContext([F], 384, "python", "app.py", "shop"),
+    )
+    assert built.tokens == [
+        13,
+        *chars("shop\n"),
+        14,
+        *chars("lib/a.py\ndef f(n: int) -> int:\n    ...\n\n"),
+        14,
+        *chars("app.py\n" + HEADER + PREFIX),
+    ]
+    assert built.context.tokens == len(built.tokens) - len(chars(HEADER + PREFIX))
 
 
 def test_formats_without_repository_markers_get_comment_blocks_before_the_document():
@@ -101,8 +128,8 @@ def test_formats_without_repository_markers_get_comment_blocks_before_the_docume
         "# Path: lib/a.py\n# def f(n: int) -> int:\n#     ...\n\n"
         "# Path: lib/c.py\n# total = compute()\n# print(total)\n\n"
     )
-    assert built.tokens == [1, *chars(blocks + HEADER + DOCUMENT)]
-    assert built.prefix == DOCUMENT  # the window itself is untouched
+    assert built.tokens == [1, *chars(blocks + HEADER + PREFIX)]
+    assert built.prefix == PREFIX  # the window itself is untouched
     # A FIM format without repository markers, and a vocabulary without them, do the same.
     fim_vocab = CharVocab({"<|fim_prefix|>": 10, "<|fim_suffix|>": 11, "<|fim_middle|>": 12})
     gemma = build(CODEGEMMA, fim_vocab, [F, EDIT])
@@ -123,7 +150,7 @@ def test_comment_blocks_follow_the_language():
 
 def test_no_context_gives_the_prompt_of_before():
     before = build(QWEN_CODER, QWEN_VOCAB)
-    assert before.tokens == [10, *chars(HEADER + DOCUMENT), 11, 12]
+    assert before.tokens == [10, *chars(HEADER + PREFIX), 11, *chars(SUFFIX), 12]
     assert build(QWEN_CODER, QWEN_VOCAB, []).tokens == before.tokens
     cursor = Cursor.locate(DOCUMENT, 3, 4)
     off = build_prompt(
@@ -137,7 +164,7 @@ def test_no_context_gives_the_prompt_of_before():
     )
     assert off.tokens == before.tokens and off.context.key == ""
     plain = build(PLAIN, CharVocab(bos=1))
-    assert plain.tokens == [1, *chars(HEADER + DOCUMENT)]
+    assert plain.tokens == [1, *chars(HEADER + PREFIX)]
 
 
 def test_the_layout_order_is_stable_whatever_the_request_order():
@@ -181,7 +208,7 @@ def test_snippets_go_in_whole_in_the_requests_order_within_the_budget():
     starved = placed([F, G, EDIT, big], 10_000, budget)
     assert starved.context.tokens <= (budget - len(chars(HEADER)) - FORMAT_OVERHEAD) // 2
     assert len(starved.tokens) <= budget
-    assert starved.prefix == DOCUMENT
+    assert starved.prefix == PREFIX
 
 
 def test_context_keys_differ_with_the_context_placed():
