@@ -228,6 +228,17 @@ async def wait_engine_busy(daemon) -> None:
     raise AssertionError("the daemon never started generating")
 
 
+async def wait_engine_quiet(daemon) -> dict[str, Any]:
+    """The engine's state once it runs nothing: work an earlier test left behind (a body still
+    being finished, a window read in the background) must not pass for this test's job."""
+    for _ in range(1200):
+        state = await engine_state(daemon)
+        if not state["busy"] and not state["running"]:
+            return state
+        await asyncio.sleep(0.05)
+    raise AssertionError("the daemon's engine never went idle")
+
+
 async def wait_engine_cancelled(daemon, before: dict[str, Any]) -> dict[str, Any]:
     """The engine's state once it has ended a job as cancelled since ``before``. Counters, not
     the last job: background work (the whole window read after a cut one) may end after it."""
@@ -245,7 +256,7 @@ async def test_cancel_request_stops_the_daemon_generation(client, workspace, dae
     )
     text = unique(NUMBERS)
     uri = open_document(client, workspace / "numbers.py", text)
-    before = await engine_state(daemon)
+    before = await wait_engine_quiet(daemon)
     answer = send_inline(client, uri, end_of(text), "cancel-me")
     await wait_engine_busy(daemon)
     cancel(client, "cancel-me")
@@ -262,7 +273,7 @@ async def test_a_newer_request_for_the_document_replaces_the_older(client, works
     text = unique(NUMBERS)
     uri = open_document(client, workspace / "numbers2.py", text)
 
-    cancelled_before = (await engine_state(daemon))["cancelled"]
+    before = await wait_engine_quiet(daemon)
     first = send_inline(client, uri, end_of(text), "older")
     await wait_engine_busy(daemon)
     second = send_inline(client, uri, end_of(text), "newer")
@@ -271,11 +282,7 @@ async def test_a_newer_request_for_the_document_replaces_the_older(client, works
     cancel(client, "newer")
     with pytest.raises(Exception, match="cancel"):
         await second
-    for _ in range(200):
-        if (await engine_state(daemon))["cancelled"] > cancelled_before:
-            break
-        await asyncio.sleep(0.05)
-    assert (await engine_state(daemon))["cancelled"] > cancelled_before
+    await wait_engine_cancelled(daemon, before)
 
 
 @pytest_lsp.fixture(config=ClientServerConfig(server_command=SERVER))
