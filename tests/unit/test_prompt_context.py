@@ -46,8 +46,10 @@ G = snippet("lib/b.py", "class G:\n    ...\n", line=0)
 EDIT = snippet("lib/c.py", "total = compute()\nprint(total)\n", "recent", line=40)
 
 
-def build(fmt, vocab, context=None, budget=2000, language="python", header=HEADER):
-    cursor = Cursor.locate(DOCUMENT, 3, 4)
+def build(
+    fmt, vocab, context=None, budget=2000, language="python", header=HEADER, document=DOCUMENT
+):
+    cursor = Cursor.locate(document, 3, 4)
     prompt_context = (
         PromptContext(context, 384, language, "app.py", "shop") if context is not None else None
     )
@@ -101,16 +103,7 @@ def test_starcoder2_gets_its_repository_layout_with_the_path_after_the_prefix_ma
 
 def test_at_the_end_of_a_file_the_repository_layout_continues_the_file():
     """Nothing after the cursor: the current file's text follows its path, no FIM markers."""
-    cursor = Cursor.locate(PREFIX, 3, 4)
-    built = build_prompt(
-        QWEN_CODER,
-        QWEN_VOCAB,
-        cursor,
-        budget=2000,
-        suffix_budget=64,
-        header=HEADER,
-        context=PromptContext([F], 384, "python", "app.py", "shop"),
-    )
+    built = build(QWEN_CODER, QWEN_VOCAB, [F], document=PREFIX)
     assert built.tokens == [
         13,
         *chars("shop\n"),
