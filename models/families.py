@@ -126,7 +126,8 @@ class PromptFormat:
         continuation (after its repository head, where there is one): the left-to-right text it
         was mostly trained on. An empty FIM hole asks something the model rarely saw, and
         answers worse: on HumanEval's 164 prompts, Qwen2.5-Coder-0.5B greedy passes 75 as a
-        continuation against 67 with an empty suffix (both after the profile's header)."""
+        continuation against 67 with an empty suffix (both after the header's language and
+        path lines)."""
         head: list[int] = []
         if self.add_bos and vocab.bos_token is not None:
             head.append(vocab.bos_token)
