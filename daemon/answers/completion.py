@@ -5,7 +5,10 @@ whole answer, ``final`` the verified answer. Deep path (an empty body after a si
 ``skeleton`` is a placeholder body sent before any model token, ``logic`` the body the model
 writes, ``errors`` a second pass steered towards validation and error handling, offered as an
 alternative, ``final`` the logic body when it verified (else the errors pass's, when that did),
-formatted when the workspace's formatter is installed. Checks nobody asked for change what a
+formatted when the workspace's formatter is installed. A body that is only a placeholder
+(``# Your code here`` and ``pass``) is no answer: it is asked for once more with the language's
+do-nothing statements forbidden (``daemon.answers.placeholder``), and never shown as verified
+or cached. Checks nobody asked for change what a
 body does (an empty input that raises instead of returning), so they never replace the body on
 their own. A stage that fails verification is sent with ``ok: false`` and the previous valid
 text.
@@ -45,6 +48,7 @@ from daemon.answers.patience import (
     fresh_tokens,
     window_within,
 )
+from daemon.answers.placeholder import is_placeholder, placeholder_tokens
 from daemon.answers.route import Route, decide_route
 from daemon.answers.typing_index import TypingIndex
 from daemon.answers.warm import WindowWarmer
@@ -87,6 +91,7 @@ _OFFLOAD_PROMPT_CHARS = 64 * 1024
 FAST_MAX_LINES = 8
 # Two blank lines end any answer: the next top-level definition is not ours to write.
 BLOCK_STOPS = ("\n\n\n",)
+_PLACEHOLDER = "the model wrote a placeholder, not a body"
 
 
 @dataclass
@@ -365,6 +370,24 @@ class CompletionPipeline:
             budget=self.settings.prompt_budget_tokens,
         )
 
+    async def _without_placeholder(
+        self, c: Completion, admission: Admission, max_tokens: int, deadline: float, until: Until
+    ) -> tuple[str, Verdict, JobResult] | None:
+        """The body asked for once more with the language's do-nothing statements forbidden,
+        and its verdict; None when no single token spells them. Its text replaces a
+        placeholder, so it is not streamed as more of it."""
+        banned = placeholder_tokens(self.backend.model, c.language)
+        if not banned:
+            return None
+        limits = budget(max_tokens, deadline, self.settings.temperature, banned=banned)
+        relay = self.backend.run(
+            c.prompt.tokens, limits, admission=admission, stage="logic", stops=c.stops, until=until
+        )
+        async for _ in relay:
+            pass
+        body = self._trim_body(c, self._inserted(c, relay.result.text))
+        return body, await _body_verdict(c, body, relay.result), relay.result
+
     async def _errors_plan(
         self, c: Completion, logic: JobResult, speed: Speed, target: float
     ) -> tuple[ErrorsPlan, BuiltPrompt]:
@@ -545,11 +568,14 @@ class CompletionPipeline:
                 tokens=logic_result.tokens + more.tokens,
             )
         logic = self._trim_body(c, self._inserted(c, logic_result.text))
-        logic_verdict = await _verify(c, logic)
-        if logic_result.reason in ("deadline", "cancelled") and logic_verdict.ok:
-            logic_verdict = Verdict(False, f"the body was cut off ({logic_result.reason})")
-        if not logic_result.text.strip():
-            logic_verdict = Verdict(False, "the model wrote no body")
+        logic_verdict = await _body_verdict(c, logic, logic_result)
+        if is_placeholder(c.language, logic) and time.perf_counter() < logic_deadline:
+            again = await self._without_placeholder(c, admission, tokens, logic_deadline, until)
+            if again is not None:
+                body, verdict, result = again
+                if verdict.ok:
+                    logic, logic_verdict = body, verdict
+                logic_result = replace(result, tokens=logic_result.tokens + result.tokens)
         best = logic if logic_verdict.ok else skeleton
         yield c.stage("logic", best, logic_verdict)
 
@@ -578,6 +604,8 @@ class CompletionPipeline:
                 errors_result = relay.result
                 hardened = self._trim_body(c, self._inserted(c, errors_result.text))
                 errors_verdict = await _verify(c, hardened)
+                if errors_verdict.ok and is_placeholder(c.language, hardened):
+                    errors_verdict = Verdict(False, _PLACEHOLDER)
                 if errors_verdict.ok and not errors_result.complete:
                     errors_verdict = Verdict(
                         False, f"the pass was cut off ({errors_result.reason})"
@@ -626,6 +654,18 @@ def fast_mode(route: Route) -> Route:
         deadline_ms=max(500, route.deadline_ms // 2),
         reason=route.reason + " (fast mode: you accept most answers)",
     )
+
+
+async def _body_verdict(c: Completion, body: str, result: JobResult) -> Verdict:
+    """Whether a deep-path body the model wrote (``result``) can be shown as the body."""
+    if not result.text.strip():
+        return Verdict(False, "the model wrote no body")
+    verdict = await _verify(c, body)
+    if verdict.ok and result.reason in ("deadline", "cancelled"):
+        return Verdict(False, f"the body was cut off ({result.reason})")
+    if verdict.ok and is_placeholder(c.language, body):
+        return Verdict(False, _PLACEHOLDER)
+    return verdict
 
 
 async def _verify(c: Completion, inserted: str) -> Verdict:

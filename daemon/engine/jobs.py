@@ -22,6 +22,7 @@ class Budget:
     top_k: int = 40
     top_p: float = 0.95
     seed: int = 0
+    banned: tuple[int, ...] = ()  # tokens the job may not generate
 
 
 @dataclass(frozen=True)

@@ -400,8 +400,9 @@ class Engine(QueueFront):
 
     def _make_sampler(self, budget: Budget) -> _internals.LlamaSampler:
         sampler = _internals.LlamaSampler()
-        if self._suppressed:
-            sampler.add_logit_bias(self.model.n_vocab, self._suppressed)
+        bias = self._suppressed | {t: float("-inf") for t in budget.banned}
+        if bias:
+            sampler.add_logit_bias(self.model.n_vocab, bias)
         if budget.temperature <= 0.0:
             sampler.add_greedy()
         else:

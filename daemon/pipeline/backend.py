@@ -198,8 +198,20 @@ class Backend(Protocol):
         ...
 
 
-def budget(max_tokens: int, deadline: float, temperature: float, seed: int = 0) -> Budget:
-    return Budget(max_tokens=max_tokens, deadline=deadline, temperature=temperature, seed=seed)
+def budget(
+    max_tokens: int,
+    deadline: float,
+    temperature: float,
+    seed: int = 0,
+    banned: tuple[int, ...] = (),
+) -> Budget:
+    return Budget(
+        max_tokens=max_tokens,
+        deadline=deadline,
+        temperature=temperature,
+        seed=seed,
+        banned=banned,
+    )
 
 
 def elapsed_ms(since: float) -> float:

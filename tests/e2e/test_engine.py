@@ -142,6 +142,19 @@ def test_suppressed_tokens_are_never_sampled(model):
     assert events[-1].text != first_piece
 
 
+def test_a_jobs_banned_tokens_are_never_sampled_and_other_jobs_keep_them(engine, model):
+    tokens = prompt(model, NUMBERS)
+    _, events = run(engine, tokens, budget(max_tokens=1))
+    first_piece = events[-1].text
+    favourite = model.tokenize_text(first_piece)[0]
+    banned = dataclasses.replace(budget(max_tokens=1), banned=(favourite,))
+    _, events = run(engine, tokens, banned)
+    assert events[-1].reason == "length" and events[-1].text != first_piece
+    # The ban is the job's own: the next job without one writes the favourite again.
+    _, events = run(engine, tokens, budget(max_tokens=1))
+    assert events[-1].text == first_piece
+
+
 def test_long_whitespace_pieces_round_trip(model):
     text = "def f():\n" + " " * 40 + "return 1\n" + "\t" * 12 + "x\n"
     pieces = b"".join(model.piece(t) for t in model.tokenize_text(text))

@@ -22,6 +22,12 @@ import httpx
 import pytest
 
 from daemon.client.launcher import free_port
+from daemon.engine.jobs import Budget, Finished
+from daemon.engine.remote.engine import RemoteEngine
+from daemon.engine.remote.pool import BackendPool
+from daemon.settings import load_settings
+from models.loaded import LoadedModel
+from models.resolve import resolve_model
 from tests.e2e.conftest import RunningDaemon, start_daemon
 from tests.e2e.documents import LOAD_CONFIG, complete_body
 from tests.e2e.llama_servers import MODEL, LlamaServer, start_servers
@@ -100,6 +106,39 @@ def complete(name: str, typed: str = "", mode: str = "fast") -> dict[str, Any]:
     body = complete_body(document(name) + typed, cache=False, mode=mode)
     body["path"] = f"{name.replace(' ', '_')}.py"
     return body
+
+
+def test_a_jobs_banned_tokens_are_never_written_by_a_backend(all_up):
+    """A job's banned tokens go to the server as the protocol's logit bias."""
+    settings = load_settings()
+    model = LoadedModel(resolve_model(None, settings.cache_dir, MODEL), 1024, 512, 1, 0, None, None)
+    pool = BackendPool([all_up[0].url], limit=1, check_s=0.5)
+    assert pool.check_all() == 1  # up before the first job, as the daemon checks at start
+    engine = RemoteEngine(model, pool)
+    engine.start()
+    tokens = model.tokenize_text(LOAD_CONFIG)
+
+    def first_token(banned: tuple[int, ...]) -> str:
+        done: list[Finished] = []
+        budget = Budget(max_tokens=1, deadline=time.perf_counter() + 60, banned=banned)
+        engine.submit(
+            tokens, budget, sink=lambda e: done.append(e) if isinstance(e, Finished) else None
+        )
+        end = time.monotonic() + 60
+        while not done and time.monotonic() < end:
+            time.sleep(0.05)
+        assert done and done[0].reason in ("stop", "length"), done
+        return done[0].text
+
+    try:
+        favourite = first_token(())
+        assert favourite
+        ban = tuple(dict.fromkeys(model.tokenize_text(favourite)[:1]))
+        assert first_token(ban) != favourite
+        assert first_token(()) == favourite
+    finally:
+        engine.close()
+        model.close()
 
 
 def test_a_completion_is_generated_on_a_backend(all_up, tmp_path):

@@ -444,3 +444,62 @@ async def test_a_body_cut_short_by_the_patience_budget_is_finished_not_dropped()
     logic = next(e for e in events if isinstance(e, StageEvent) and e.stage == "logic")
     assert logic.ok and logic.text.endswith("return total"), logic
     assert "other" not in logic.text  # the block ended where the whole body did
+
+
+PASS = 7  # the token that spells ``pass`` in ``pass_is_one_token``'s vocabulary
+
+
+def pass_is_one_token(backend: ScriptedBackend) -> ScriptedBackend:
+    """``backend`` with a vocabulary in which ``pass`` is one token, as in real code models'."""
+    spell = backend.model.tokenize_text
+    backend.model.tokenize_text = lambda text: (  # type: ignore[method-assign]
+        [PASS] if text in ("pass", " pass") else spell(text)
+    )
+    return backend
+
+
+async def test_a_placeholder_body_is_asked_again_with_pass_forbidden():
+    placeholder = "# Your code here\n    pass\n"
+
+    def script(run: Any) -> str:
+        if run.stage == "errors":
+            return ""
+        return "return a + b\n" if run.budget.banned else placeholder
+
+    backend = pass_is_one_token(ScriptedBackend(script))
+    events = await collect(await pipeline(backend).start(request(BODY), "alice"))
+    first, again = backend.runs[0], backend.runs[1]
+    assert first.budget.banned == () and again.budget.banned == (PASS,)
+    assert again.stage == "logic" and again.tokens == first.tokens
+    logic = next(e for e in events if isinstance(e, StageEvent) and e.stage == "logic")
+    assert logic.ok and logic.text == "return a + b\n"
+    # The second answer replaces the placeholder: it is not streamed as more of it.
+    streamed = "".join(e.text for e in events if isinstance(e, TokenEvent) and e.stage == "logic")
+    assert streamed == placeholder
+    assert events[-1].verified and events[-1].text == "return a + b\n"
+
+
+async def test_a_placeholder_body_is_never_shown_as_verified_nor_cached():
+    """Without a single token to forbid (or when the second answer is a placeholder too) the
+    skeleton stands, and nothing is cached."""
+    placeholder = "# Your code here\n    pass\n"
+    for backend in (
+        ScriptedBackend(by_stage(logic=placeholder, errors="")),
+        pass_is_one_token(ScriptedBackend(by_stage(logic=placeholder, errors=""))),
+    ):
+        events = await collect(await pipeline(backend).start(request(BODY), "alice"))
+        logic = next(e for e in events if isinstance(e, StageEvent) and e.stage == "logic")
+        assert not logic.ok and "placeholder" in (logic.reason or "")
+        assert not events[-1].verified
+        assert backend.cache == {}
+    assert len(backend.runs) == 3  # logic, logic again, errors
+
+
+async def test_an_errors_pass_that_writes_a_placeholder_is_not_offered():
+    backend = ScriptedBackend(
+        by_stage(logic="return a + b\n", errors="raise NotImplementedError\n")
+    )
+    events = await collect(await pipeline(backend).start(request(BODY), "alice"))
+    offered = next(e for e in events if isinstance(e, StageEvent) and e.stage == "errors")
+    assert not offered.ok and "placeholder" in (offered.reason or "")
+    assert events[-1].verified and events[-1].text == "return a + b\n"

@@ -265,6 +265,8 @@ class RemoteEngine(QueueFront):
             "top_k": budget.top_k,
             "seed": budget.seed,
         }
+        if budget.banned:  # the OpenAI protocol's strongest bias: the token is never chosen
+            body["logit_bias"] = {str(token): -100 for token in budget.banned}
         log.debug("to %s: %s", server.url, json.dumps(body))
         answer = AnswerText(job.stop_strings, job.until, None)
         began = time.perf_counter()
