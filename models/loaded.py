@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import ctypes
 import logging
+import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -120,6 +121,8 @@ class LoadedModel:
         self.n_vocab = int(llama_cpp.llama_vocab_n_tokens(self.vocab))
         self._bos = int(self.llm.token_bos())
         self._piece_buffer = ctypes.create_string_buffer(256)
+        self._starting: dict[str, tuple[int, ...]] = {}
+        self._starting_lock = threading.Lock()
 
         fim = {
             "prefix": int(llama_cpp.llama_vocab_fim_pre(self.vocab)),
@@ -250,6 +253,33 @@ class LoadedModel:
             buffer = ctypes.create_string_buffer(-n)
             n = llama_cpp.llama_token_to_piece(self.vocab, token, buffer, len(buffer), 0, False)
         return buffer.raw[:n]
+
+    def tokens_starting_with(self, text: str) -> tuple[int, ...]:
+        """The tokens whose text, after any white space it begins with, starts with ``text``
+        (a comment marker: every token that opens a comment). Read from the whole vocabulary
+        once per ``text`` (about 0.4 s for 150,000 tokens); any thread."""
+        with self._starting_lock:
+            found = self._starting.get(text)
+            if found is None:
+                wanted = text.encode("utf-8")
+                buffer = ctypes.create_string_buffer(256)
+                matches = []
+                for token in range(self.n_vocab):
+                    n = llama_cpp.llama_token_to_piece(
+                        self.vocab, token, buffer, len(buffer), 0, False
+                    )
+                    if n < 0:
+                        longer = ctypes.create_string_buffer(-n)
+                        n = llama_cpp.llama_token_to_piece(
+                            self.vocab, token, longer, len(longer), 0, False
+                        )
+                        data = longer.raw[:n]
+                    else:
+                        data = buffer.raw[:n]
+                    if data.lstrip(b" \t\r\n").startswith(wanted):
+                        matches.append(token)
+                found = self._starting[text] = tuple(matches)
+            return found
 
     def text_of(self, tokens: list[int]) -> str:
         """A token prompt as text, markers spelled out (``<|fim_prefix|>``), a leading BOS

@@ -376,7 +376,7 @@ class CompletionPipeline:
         """The body asked for once more with the language's do-nothing statements forbidden,
         and its verdict; None when no single token spells them. Its text replaces a
         placeholder, so it is not streamed as more of it."""
-        banned = placeholder_tokens(self.backend.model, c.language)
+        banned = await asyncio.to_thread(placeholder_tokens, self.backend.model, c.language)
         if not banned:
             return None
         limits = budget(max_tokens, deadline, self.settings.temperature, banned=banned)

@@ -4,7 +4,7 @@ Asked for a whole body, a small model sometimes writes what a tutorial leaves fo
 ``# Your code here`` and ``pass``, ``todo!()``, a "not implemented" throw. That verifies (it
 parses) but it is not an answer: the deep path neither shows it as a verified body nor caches
 it, and, where the language's do-nothing statements are single tokens of the model's
-vocabulary, asks once more with those tokens forbidden (``placeholder_tokens``).
+vocabulary, asks once more with those tokens and comments forbidden (``placeholder_tokens``).
 
 A body is a placeholder when it has no statement but comments, docstrings and do-nothing
 statements. Python is read with ``ast``; other languages line by line.
@@ -46,6 +46,8 @@ _LEADS = ("", " ", "\t")
 class Tokenizer(Protocol):
     def tokenize_text(self, text: str) -> list[int]: ...
 
+    def tokens_starting_with(self, text: str) -> tuple[int, ...]: ...
+
 
 def is_placeholder(language: str | None, body: str) -> bool:
     """Whether ``body`` (the text inserted as a body) holds nothing but comments, docstrings
@@ -61,9 +63,11 @@ def is_placeholder(language: str | None, body: str) -> bool:
 
 
 def placeholder_tokens(vocab: Tokenizer, language: str | None) -> tuple[int, ...]:
-    """The tokens of ``vocab`` that alone spell one of ``language``'s do-nothing statements
-    (with a space or tab before it, or none); empty when the language has none or no single
-    token spells them."""
+    """The tokens to forbid when a body is asked for again: those that alone spell one of
+    ``language``'s do-nothing statements (with a space or tab before it, or none), and every
+    token that opens a line comment (asked again, a model keeps the comment that announced the
+    placeholder and writes a stub under it: ``# Your code here`` and ``return 0``). Empty when
+    the language has no do-nothing statement one token spells."""
     info = language_info(language)
     words: Sequence[str] = _SPELLINGS.get(info.id, ()) if info else ()
     found: list[int] = []
@@ -72,6 +76,8 @@ def placeholder_tokens(vocab: Tokenizer, language: str | None) -> tuple[int, ...
             tokens = vocab.tokenize_text(lead + word)
             if len(tokens) == 1 and tokens[0] not in found:
                 found.append(tokens[0])
+    if found and info is not None and info.line_comment:
+        found += [t for t in vocab.tokens_starting_with(info.line_comment) if t not in found]
     return tuple(found)
 
 

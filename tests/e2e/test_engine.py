@@ -10,6 +10,7 @@ from collections.abc import Iterator
 
 import pytest
 
+from daemon.answers.placeholder import placeholder_tokens
 from daemon.engine import worker
 from daemon.engine.jobs import Budget, Finished, PromptEvaluated, TokenText
 from daemon.engine.kv_states import SequenceStates
@@ -153,6 +154,15 @@ def test_a_jobs_banned_tokens_are_never_sampled_and_other_jobs_keep_them(engine,
     # The ban is the job's own: the next job without one writes the favourite again.
     _, events = run(engine, tokens, budget(max_tokens=1))
     assert events[-1].text == first_piece
+
+
+def test_the_tokens_that_open_a_comment_and_spell_pass(model):
+    openers = model.tokens_starting_with("#")
+    assert model.tokenize_text("#")[0] in openers and model.tokenize_text(" #")[0] in openers
+    assert all(model.piece(t).lstrip(b" \t\r\n").startswith(b"#") for t in openers)
+    banned = placeholder_tokens(model, "python")
+    assert model.tokenize_text(" pass")[0] in banned and set(openers) <= set(banned)
+    assert model.tokenize_text(" return")[0] not in banned
 
 
 def test_long_whitespace_pieces_round_trip(model):

@@ -15,6 +15,10 @@ class CharVocab:
     def tokenize_text(self, text: str) -> list[int]:
         return [1000 + ord(ch) for ch in text]
 
+    def tokens_starting_with(self, text: str) -> tuple[int, ...]:
+        """A token is one character: only a one-character ``text`` starts one."""
+        return (1000 + ord(text),) if len(text) == 1 else ()
+
     def special_token(self, piece: str) -> int | None:
         return self.specials.get(piece)
 

@@ -469,7 +469,7 @@ async def test_a_placeholder_body_is_asked_again_with_pass_forbidden():
     backend = pass_is_one_token(ScriptedBackend(script))
     events = await collect(await pipeline(backend).start(request(BODY), "alice"))
     first, again = backend.runs[0], backend.runs[1]
-    assert first.budget.banned == () and again.budget.banned == (PASS,)
+    assert first.budget.banned == () and again.budget.banned == (PASS, 1000 + ord("#"))
     assert again.stage == "logic" and again.tokens == first.tokens
     logic = next(e for e in events if isinstance(e, StageEvent) and e.stage == "logic")
     assert logic.ok and logic.text == "return a + b\n"

@@ -67,10 +67,13 @@ class WordVocab(CharVocab):
         return [self.words[text]] if text in self.words else super().tokenize_text(text)
 
 
-def test_placeholder_tokens_are_the_single_token_spellings():
+HASH = 1000 + ord("#")  # the comment marker's token in these character vocabularies
+
+
+def test_placeholder_tokens_are_the_single_token_spellings_and_the_comment_openers():
     vocab = WordVocab({"pass": 7, " pass": 8, "...": 9})
-    assert placeholder_tokens(vocab, "python") == (7, 8, 9)
-    assert placeholder_tokens(vocab, "py") == (7, 8, 9)  # an alias of Python
+    assert placeholder_tokens(vocab, "python") == (7, 8, 9, HASH)
+    assert placeholder_tokens(vocab, "py") == (7, 8, 9, HASH)  # an alias of Python
 
 
 def test_no_placeholder_tokens_without_single_token_spellings_or_a_known_language():
