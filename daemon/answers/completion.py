@@ -7,8 +7,8 @@ writes, ``errors`` a second pass steered towards validation and error handling, 
 alternative, ``final`` the logic body when it verified (else the errors pass's, when that did),
 formatted when the workspace's formatter is installed. A body that is only a placeholder
 (``# Your code here`` and ``pass``) is no answer: it is asked for once more with the language's
-do-nothing statements forbidden (``daemon.answers.placeholder``), and never shown as verified
-or cached. Checks nobody asked for change what a
+do-nothing statements and comments forbidden (``daemon.answers.placeholder``), and never shown
+as verified or cached. Checks nobody asked for change what a
 body does (an empty input that raises instead of returning), so they never replace the body on
 their own. A stage that fails verification is sent with ``ok: false`` and the previous valid
 text.
@@ -373,9 +373,9 @@ class CompletionPipeline:
     async def _without_placeholder(
         self, c: Completion, admission: Admission, max_tokens: int, deadline: float, until: Until
     ) -> tuple[str, Verdict, JobResult] | None:
-        """The body asked for once more with the language's do-nothing statements forbidden,
-        and its verdict; None when no single token spells them. Its text replaces a
-        placeholder, so it is not streamed as more of it."""
+        """The body asked for once more with the language's do-nothing statements and
+        comments forbidden, and its verdict; None when no single token spells the statements.
+        Its text replaces a placeholder, so it is not streamed as more of it."""
         banned = await asyncio.to_thread(placeholder_tokens, self.backend.model, c.language)
         if not banned:
             return None
