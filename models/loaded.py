@@ -247,12 +247,7 @@ class LoadedModel:
     # -- decoding (worker thread only) ----------------------------------------------------
     def piece(self, token: int) -> bytes:
         """The bytes of one token, whatever their length (llama-cpp-python cuts at 32)."""
-        buffer = self._piece_buffer
-        n = llama_cpp.llama_token_to_piece(self.vocab, token, buffer, len(buffer), 0, False)
-        if n < 0:
-            buffer = ctypes.create_string_buffer(-n)
-            n = llama_cpp.llama_token_to_piece(self.vocab, token, buffer, len(buffer), 0, False)
-        return buffer.raw[:n]
+        return _token_bytes(self.vocab, token, self._piece_buffer)
 
     def tokens_starting_with(self, text: str) -> tuple[int, ...]:
         """The tokens whose text, after any white space it begins with, starts with ``text``
@@ -263,22 +258,11 @@ class LoadedModel:
             if found is None:
                 wanted = text.encode("utf-8")
                 buffer = ctypes.create_string_buffer(256)
-                matches = []
-                for token in range(self.n_vocab):
-                    n = llama_cpp.llama_token_to_piece(
-                        self.vocab, token, buffer, len(buffer), 0, False
-                    )
-                    if n < 0:
-                        longer = ctypes.create_string_buffer(-n)
-                        n = llama_cpp.llama_token_to_piece(
-                            self.vocab, token, longer, len(longer), 0, False
-                        )
-                        data = longer.raw[:n]
-                    else:
-                        data = buffer.raw[:n]
-                    if data.lstrip(b" \t\r\n").startswith(wanted):
-                        matches.append(token)
-                found = self._starting[text] = tuple(matches)
+                found = self._starting[text] = tuple(
+                    token
+                    for token in range(self.n_vocab)
+                    if _token_bytes(self.vocab, token, buffer).lstrip(b" \t\r\n").startswith(wanted)
+                )
             return found
 
     def text_of(self, tokens: list[int]) -> str:
@@ -298,3 +282,14 @@ class LoadedModel:
 
     def close(self) -> None:
         self.llm.close()
+
+
+def _token_bytes(
+    vocab: llama_cpp.llama_vocab_p, token: int, buffer: ctypes.Array[ctypes.c_char]
+) -> bytes:
+    """The bytes of one token, read into ``buffer`` (a longer one when it does not fit)."""
+    n = llama_cpp.llama_token_to_piece(vocab, token, buffer, len(buffer), 0, False)
+    if n < 0:
+        buffer = ctypes.create_string_buffer(-n)
+        n = llama_cpp.llama_token_to_piece(vocab, token, buffer, len(buffer), 0, False)
+    return buffer.raw[:n]
