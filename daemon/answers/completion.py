@@ -26,6 +26,7 @@ import time
 import uuid
 from collections.abc import AsyncGenerator, Callable
 from dataclasses import dataclass, field, replace
+from functools import partial
 from typing import Any, Literal
 
 from daemon.answers.blocks import (
@@ -39,7 +40,14 @@ from daemon.answers.blocks import (
 )
 from daemon.answers.feedback import WINDOW as FEEDBACK_WINDOW
 from daemon.answers.feedback import FeedbackBook, RecentAnswer
-from daemon.answers.gap import GapUntil, Trimmed, as_written, gap_until, trim_to_gap
+from daemon.answers.gap import (
+    GapUntil,
+    Trimmed,
+    as_written,
+    gap_until,
+    signatures,
+    trim_to_gap,
+)
 from daemon.answers.gap.shape import Shape
 from daemon.answers.patience import (
     ErrorsPlan,
@@ -474,9 +482,14 @@ class CompletionPipeline:
             head = answer.lstrip("\n") if postprocess and shape.on_empty_line else answer
             skeleton = self._first_line(c, head, shape)
             yield c.stage("skeleton", skeleton)
-        trimmed: Trimmed = await asyncio.to_thread(
-            trim_to_gap if postprocess else _as_written, answer, c.cursor, c.language, shape
-        )
+        if postprocess:
+            # Calls to the workspace's functions are fitted to the signatures the prompt showed.
+            known = signatures(c.prompt.context.snippets)
+            trimmed: Trimmed = await asyncio.to_thread(
+                partial(trim_to_gap, known=known), answer, c.cursor, c.language, shape
+            )
+        else:
+            trimmed = await asyncio.to_thread(_as_written, answer, c.cursor, c.language, shape)
         if isinstance(until, GapUntil) and until.cut_by and until.cut_by not in trimmed.fired:
             trimmed = replace(trimmed, fired=(until.cut_by, *trimmed.fired))
         whole = trimmed.whole or Verdict(True)

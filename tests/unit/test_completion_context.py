@@ -45,3 +45,17 @@ async def test_a_typed_hit_needs_the_same_context():
     elsewhere = request(STATEMENT + "tot", context=[OTHER])
     miss = await collect(await completions.start(elsewhere, "alice"))
     assert miss[-1].cache_match is None and len(backend.runs) == 2
+
+
+async def test_a_call_is_fitted_to_the_signature_the_prompt_showed():
+    called = "def add(a, b):\n    return total("
+    named = TOTAL.model_copy(update={"name": "total"})
+    backend = ScriptedBackend(in_turn("a, b, c)", "a, b, c)"))
+    completions = pipeline(backend)
+    fitted = await collect(await completions.start(request(called, context=[named]), "alice"))
+    assert fitted[-1].text == "a, b)"
+    final = next(e for e in fitted if getattr(e, "stage", None) == "final")
+    assert "fit_call_arguments" in (final.reason or "")
+    # Without the snippet the daemon does not know what total takes: the answer stands.
+    plain = await collect(await completions.start(request(called), "alice"))
+    assert plain[-1].text == "a, b, c)"

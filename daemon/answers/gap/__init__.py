@@ -1,6 +1,7 @@
 """Completions that stop where the gap at the cursor ends: its shape, and the rules that trim
 an answer to it (see ``trim`` for their order)."""
 
+from daemon.answers.gap.calls import Signature, fit_call_arguments, signatures
 from daemon.answers.gap.rules import (
     Parsed,
     drop_repeated_runs,
@@ -18,14 +19,17 @@ __all__ = [
     "Parsed",
     "Shape",
     "ShapeKind",
+    "Signature",
     "Trimmed",
     "as_written",
     "drop_repeated_runs",
     "drop_suffix_repeats",
+    "fit_call_arguments",
     "fit_indentation",
     "gap_shape",
     "gap_until",
     "keep_parseable",
+    "signatures",
     "stop_at_block_exit",
     "stop_at_shape",
     "trim_to_gap",

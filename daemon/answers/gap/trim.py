@@ -8,7 +8,9 @@
 3. ``stop_at_block_exit``: cut before a line that leaves the cursor's block;
 4. ``drop_repeated_runs``: drop lines the model repeated in a loop;
 5. ``stop_at_shape``: keep what the gap takes (a line, one statement, a few lines);
-6. ``keep_parseable``: keep the longest leading run of lines that verifies in the document.
+6. ``fit_call_arguments``: drop the arguments a call to a workspace function cannot take
+   (``daemon.answers.gap.calls``; only with the signatures of the snippets in the prompt);
+7. ``keep_parseable``: keep the longest leading run of lines that verifies in the document.
 
 ``gap_until`` gives the engine the cuts of rules 1-3 and 5 as an ``until``, so that generation
 stops where the trim would cut instead of writing lines that are thrown away.
@@ -16,8 +18,10 @@ stops where the trim would cut instead of writing lines that are thrown away.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 
+from daemon.answers.gap.calls import Signature, fit_call_arguments
 from daemon.answers.gap.rules import (
     block_exit_cut,
     drop_repeated_runs,
@@ -58,16 +62,27 @@ def _end_at_line_end(text: str, cursor: Cursor) -> str:
 
 
 def trim_to_gap(
-    answer: str, cursor: Cursor, language: str | None, shape: Shape, *, verify: bool = True
+    answer: str,
+    cursor: Cursor,
+    language: str | None,
+    shape: Shape,
+    *,
+    verify: bool = True,
+    known: Mapping[str, Signature] | None = None,
 ) -> Trimmed:
     """The answer cut and fitted to the gap at ``cursor``; with ``verify``, also kept to the
-    lines that verify in the document (``keep_parseable``)."""
+    lines that verify in the document (``keep_parseable``). ``known``: the signatures of the
+    workspace's functions the prompt showed, which calls in the answer are fitted to."""
     steps = (
         ("fit_indentation", lambda text: fit_indentation(text, shape, language)),
         ("drop_suffix_repeats", lambda text: drop_suffix_repeats(text, cursor)),
         ("stop_at_block_exit", lambda text: stop_at_block_exit(text, shape, language)),
         ("drop_repeated_runs", lambda text: drop_repeated_runs(text, cursor.before)),
         ("stop_at_shape", lambda text: stop_at_shape(text, shape, language)),
+        (
+            "fit_call_arguments",
+            lambda text: fit_call_arguments(text, cursor, known or {}, language),
+        ),
     )
     fired: list[str] = []
     text = answer

@@ -4,13 +4,15 @@ From a package in the virtual environment, take the lines inside function bodies
 function or class the module imports from a sibling module (``from .utils import echo``). The
 cursor goes right after ``name(``, where the programmer needs to know the callee's signature,
 which is in another file; the expected completion is the rest of the line as its author wrote
-it. The document is the module as it is, minus the rest of that line.
+it. The document is the module as it is, minus the rest of that line. ``fits_signature`` is
+the proxy reported beside the exact line: the call the answer finishes binds to the callee.
 """
 
 from __future__ import annotations
 
 import ast
 import importlib.util
+import inspect
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -121,3 +123,36 @@ def cross_file_lines(packages: list[str], count: int) -> list[CrossFileLine]:
                 chosen.append(pool[depth])
         depth += 1
     return chosen
+
+
+def fits_signature(line: CrossFileLine, answer: str) -> bool:
+    """Whether the call the answer finishes binds to the callee's real signature (read with
+    ``inspect`` from the installed package): a proxy beside the exact line, since a call that
+    binds may still pass the wrong values. The answer is parsed, never run."""
+    module = ".".join(line.path.relative_to(line.root).with_suffix("").parts)
+    try:
+        target = getattr(importlib.import_module(module), line.name)
+        signature = inspect.signature(target)
+    except (ImportError, AttributeError, TypeError, ValueError):
+        return False
+    source = f"{line.name}({answer}"
+    call: ast.expr | None = None
+    for index, char in enumerate(source):
+        if char != ")":
+            continue
+        try:
+            call = ast.parse(source[: index + 1], mode="eval").body
+            break  # the first closing bracket that makes the call whole
+        except SyntaxError:
+            continue
+    if not isinstance(call, ast.Call):
+        return False  # the answer leaves the call open
+    if any(isinstance(a, ast.Starred) for a in call.args) or any(
+        k.arg is None for k in call.keywords
+    ):
+        return True  # *args, **kwargs: not checkable, given the benefit of the doubt
+    try:
+        signature.bind(*call.args, **{k.arg: k.value for k in call.keywords if k.arg})
+    except TypeError:
+        return False
+    return True
