@@ -243,17 +243,16 @@ def fit_call_arguments(
         return answer  # *args or **kwargs: what they hold is not known
     signature = known[name]
     starts = _offsets(call)
-    arguments: list[tuple[int, int, str | None]] = []  # (start, end, keyword) in source order
-    for value in node.args:
-        start = _char_offset(call, starts, value.lineno, value.col_offset)
-        end = _char_offset(
-            call, starts, value.end_lineno or value.lineno, value.end_col_offset or 0
+    given: list[tuple[ast.expr | ast.keyword, str | None]] = [(a, None) for a in node.args]
+    given += [(k, k.arg) for k in node.keywords]
+    arguments = [  # (start, end, keyword) in source order
+        (
+            _char_offset(call, starts, item.lineno, item.col_offset),
+            _char_offset(call, starts, item.end_lineno or item.lineno, item.end_col_offset or 0),
+            word,
         )
-        arguments.append((start, end, None))
-    for item in node.keywords:
-        start = _char_offset(call, starts, item.lineno, item.col_offset)
-        end = _char_offset(call, starts, item.end_lineno or item.lineno, item.end_col_offset or 0)
-        arguments.append((start, end, item.arg))
+        for item, word in given
+    ]
     arguments.sort()
 
     def binds(kept: list[tuple[int, int, str | None]]) -> bool:
