@@ -169,3 +169,11 @@ def test_trim_to_gap_names_the_rule():
     assert "fit_call_arguments" in trimmed.fired
     plain = trim_to_gap("stream, name, filename, state)", cursor, "python", shape)
     assert plain.text == "stream, name, filename, state)"
+
+
+def test_a_huge_line_is_not_scanned():
+    data = "x = [" + "1, " * 10_000 + "]\n"
+    assert open_call(data + "y = format_filename(") == ("format_filename", "")
+    assert open_call("y = format_filename(" + "1, " * 10_000) is None
+    cursor = cursor_at("y = format_filename(" + "1, " * 10_000 + "█\n")
+    assert fit_call_arguments("2, 3)", cursor, KNOWN, "python") == "2, 3)"

@@ -32,6 +32,8 @@ from daemon.protocol import ContextSnippet
 
 # Lines before the cursor scanned for the call it is in: a call's arguments rarely span more.
 SCAN_LINES = 30
+# Nor are they longer than this: a longer text (a data literal on one line) is not scanned.
+SCAN_CHARS = 8192
 _OPEN = "([{"
 _CLOSE = ")]}"
 
@@ -156,9 +158,11 @@ def _offsets(text: str) -> list[int]:
 def open_call(before: str) -> tuple[str, str] | None:
     """The call the cursor is inside, as (the callee's name, the arguments typed so far), when
     the innermost open bracket before the cursor is a call of a bare name."""
-    lines = before.split("\n")
-    for first in (max(0, len(lines) - SCAN_LINES), max(0, len(lines) - 5), len(lines) - 1):
+    lines = before.rsplit("\n", SCAN_LINES)[-SCAN_LINES:]
+    for first in (0, max(0, len(lines) - 5), len(lines) - 1):
         text = "\n".join(lines[first:])
+        if len(text) > SCAN_CHARS:
+            continue
         tokens = _tokens(text)
         if tokens is not None:
             break
