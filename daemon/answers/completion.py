@@ -45,7 +45,6 @@ from daemon.answers.gap import (
     Trimmed,
     as_written,
     gap_until,
-    signatures,
     trim_to_gap,
 )
 from daemon.answers.gap.shape import Shape
@@ -484,10 +483,8 @@ class CompletionPipeline:
             yield c.stage("skeleton", skeleton)
         if postprocess:
             # Calls to the workspace's functions are fitted to the signatures the prompt showed.
-            known = signatures(c.prompt.context.snippets)
-            trimmed: Trimmed = await asyncio.to_thread(
-                partial(trim_to_gap, known=known), answer, c.cursor, c.language, shape
-            )
+            fit = partial(trim_to_gap, context=c.prompt.context.snippets)
+            trimmed: Trimmed = await asyncio.to_thread(fit, answer, c.cursor, c.language, shape)
         else:
             trimmed = await asyncio.to_thread(_as_written, answer, c.cursor, c.language, shape)
         if isinstance(until, GapUntil) and until.cut_by and until.cut_by not in trimmed.fired:

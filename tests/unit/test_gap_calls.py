@@ -122,7 +122,7 @@ def test_signatures_not_read(snippets, why):
     ],
 )
 def test_fit_call_arguments(document, answer, expected):
-    assert fit_call_arguments(answer, cursor_at(document), KNOWN, "python") == expected
+    assert fit_call_arguments(answer, cursor_at(document), SNIPPETS, "python") == expected
 
 
 @pytest.mark.parametrize(
@@ -143,13 +143,13 @@ def test_fit_call_arguments(document, answer, expected):
     ],
 )
 def test_calls_left_as_written(document, answer):
-    assert fit_call_arguments(answer, cursor_at(document), KNOWN, "python") == answer
+    assert fit_call_arguments(answer, cursor_at(document), SNIPPETS, "python") == answer
 
 
 def test_other_languages_and_no_signatures_are_left_alone():
     cursor = cursor_at("x = format_filename(█\n")
-    assert fit_call_arguments("a, b, c)", cursor, KNOWN, "javascript") == "a, b, c)"
-    assert fit_call_arguments("a, b, c)", cursor, {}, "python") == "a, b, c)"
+    assert fit_call_arguments("a, b, c)", cursor, SNIPPETS, "javascript") == "a, b, c)"
+    assert fit_call_arguments("a, b, c)", cursor, [], "python") == "a, b, c)"
 
 
 def test_open_call():
@@ -164,7 +164,9 @@ def test_open_call():
 def test_trim_to_gap_names_the_rule():
     cursor = cursor_at("def f():\n    return TokenStream(█\n")
     shape = gap_shape(cursor, "python")
-    trimmed = trim_to_gap("stream, name, filename, state)", cursor, "python", shape, known=KNOWN)
+    trimmed = trim_to_gap(
+        "stream, name, filename, state)", cursor, "python", shape, context=SNIPPETS
+    )
     assert trimmed.text == "stream, name, filename)"
     assert "fit_call_arguments" in trimmed.fired
     plain = trim_to_gap("stream, name, filename, state)", cursor, "python", shape)
@@ -176,4 +178,4 @@ def test_a_huge_line_is_not_scanned():
     assert open_call(data + "y = format_filename(") == ("format_filename", "")
     assert open_call("y = format_filename(" + "1, " * 10_000) is None
     cursor = cursor_at("y = format_filename(" + "1, " * 10_000 + "█\n")
-    assert fit_call_arguments("2, 3)", cursor, KNOWN, "python") == "2, 3)"
+    assert fit_call_arguments("2, 3)", cursor, SNIPPETS, "python") == "2, 3)"

@@ -24,7 +24,7 @@ import io
 import keyword
 import textwrap
 import tokenize
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from daemon.cursor import Cursor
@@ -220,16 +220,19 @@ def _char_offset(text: str, starts: list[int], line: int, byte_column: int) -> i
 
 
 def fit_call_arguments(
-    answer: str, cursor: Cursor, known: Mapping[str, Signature], language: str | None
+    answer: str, cursor: Cursor, snippets: Sequence[ContextSnippet], language: str | None
 ) -> str:
     """The answer with the arguments it wrote past what the callee takes dropped, when the
-    cursor is inside a call of a name whose signature is ``known``."""
-    if language != "python" or not known or not answer.strip():
+    cursor is inside a call of a name one of ``snippets`` defines (read only then)."""
+    if language != "python" or not snippets or not answer.strip():
         return answer
     opened = open_call(cursor.before)
-    if opened is None or opened[0] not in known:
+    if opened is None:
         return answer
     name, typed = opened
+    signature = signatures(snippets).get(name)
+    if signature is None:
+        return answer
     call = f"{name}({typed}{answer}"
     written_from = len(call) - len(answer)
     close = _close(call)
@@ -245,7 +248,6 @@ def fit_call_arguments(
         k.arg is None for k in node.keywords
     ):
         return answer  # *args or **kwargs: what they hold is not known
-    signature = known[name]
     starts = _offsets(call)
     given: list[tuple[ast.expr | ast.keyword, str | None]] = [(a, None) for a in node.args]
     given += [(k, k.arg) for k in node.keywords]

@@ -18,10 +18,10 @@ stops where the trim would cut instead of writing lines that are thrown away.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Sequence
 from dataclasses import dataclass
 
-from daemon.answers.gap.calls import Signature, fit_call_arguments
+from daemon.answers.gap.calls import fit_call_arguments
 from daemon.answers.gap.rules import (
     block_exit_cut,
     drop_repeated_runs,
@@ -36,6 +36,7 @@ from daemon.answers.gap.rules import (
 from daemon.answers.gap.shape import Shape
 from daemon.checks.verify import Verdict
 from daemon.cursor import Cursor
+from daemon.protocol import ContextSnippet
 
 
 @dataclass(frozen=True)
@@ -68,11 +69,11 @@ def trim_to_gap(
     shape: Shape,
     *,
     verify: bool = True,
-    known: Mapping[str, Signature] | None = None,
+    context: Sequence[ContextSnippet] = (),
 ) -> Trimmed:
     """The answer cut and fitted to the gap at ``cursor``; with ``verify``, also kept to the
-    lines that verify in the document (``keep_parseable``). ``known``: the signatures of the
-    workspace's functions the prompt showed, which calls in the answer are fitted to."""
+    lines that verify in the document (``keep_parseable``). ``context``: the snippets of other
+    files the prompt showed, whose signatures calls in the answer are fitted to."""
     steps = (
         ("fit_indentation", lambda text: fit_indentation(text, shape, language)),
         ("drop_suffix_repeats", lambda text: drop_suffix_repeats(text, cursor)),
@@ -81,7 +82,7 @@ def trim_to_gap(
         ("stop_at_shape", lambda text: stop_at_shape(text, shape, language)),
         (
             "fit_call_arguments",
-            lambda text: fit_call_arguments(text, cursor, known or {}, language),
+            lambda text: fit_call_arguments(text, cursor, context, language),
         ),
     )
     fired: list[str] = []
