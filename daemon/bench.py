@@ -147,6 +147,7 @@ def measure(settings: Settings, repeat: int, tokens: int) -> BenchResult:
             n_gpu_layers=settings.n_gpu_layers,
             prompt_format=settings.prompt_format,
             fingerprint_memo=settings.cache_dir / "fingerprints.json",
+            flash_attn=settings.flash_attn,
         )
         llm: Llama = model.llm
         warm_request = _request(SAMPLE, tokens, cache=False)

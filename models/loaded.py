@@ -34,6 +34,13 @@ from models.resolve import HOW_TO_GET_A_MODEL, ModelNotFound, ResolvedModel
 
 log = logging.getLogger(__name__)
 
+# The ``flash_attn`` setting, as llama.cpp's context parameter.
+_FLASH_ATTN = {
+    "auto": llama_cpp.LLAMA_FLASH_ATTN_TYPE_AUTO,
+    "on": llama_cpp.LLAMA_FLASH_ATTN_TYPE_ENABLED,
+    "off": llama_cpp.LLAMA_FLASH_ATTN_TYPE_DISABLED,
+}
+
 # Special tokens that open a reasoning ("thinking") section in the vocabularies that have one.
 THINKING_MARKERS = (
     "<think>",
@@ -67,6 +74,7 @@ class ModelFacts:
     n_gpu_layers: int  # layers offloaded to the GPU (0 without offload)
     n_layers: int
     n_threads: int
+    flash_attn: str  # the setting: "auto", "on" or "off"
     n_ctx: int
     n_ctx_train: int
     load_seconds: float
@@ -87,6 +95,7 @@ class LoadedModel:
         kv_cells: int | None = None,
         unified: bool = False,
         vocab_only: bool = False,
+        flash_attn: str = "auto",
     ) -> None:
         route_llama_logs()
         offload = gpu_offload_supported()
@@ -104,6 +113,7 @@ class LoadedModel:
                 n_gpu_layers=layers,
                 swa_full=True,  # sliding-window models keep the whole prefix, so it can be reused
                 vocab_only=vocab_only,  # remote generation: the vocabulary, not the weights
+                flash_attn=flash_attn == "on",
                 verbose=False,
             )
         except (ValueError, RuntimeError, OSError) as exc:
@@ -112,9 +122,11 @@ class LoadedModel:
                 f"of an architecture this llama.cpp build does not know. {HOW_TO_GET_A_MODEL}"
             ) from exc
         self.unified = unified or sequences == 1
-        if not vocab_only and (sequences > 1 or (kv_cells or n_ctx) != n_ctx):
+        if not vocab_only and (
+            sequences > 1 or (kv_cells or n_ctx) != n_ctx or flash_attn == "auto"
+        ):
             cells = (kv_cells or n_ctx) if self.unified else n_ctx * sequences
-            self._use_sequences(sequences, cells, self.unified)
+            self._use_sequences(sequences, cells, self.unified, _FLASH_ATTN[flash_attn])
         load_seconds = time.perf_counter() - started
         n_layers = int(llama_cpp.llama_model_n_layer(self.llm._model.model))
         self.vocab = self.llm._model.vocab
@@ -168,18 +180,22 @@ class LoadedModel:
             n_gpu_layers=min(n_layers, n_layers if layers < 0 else layers),
             n_layers=n_layers,
             n_threads=threads,
+            flash_attn=flash_attn,
             n_ctx=n_ctx,
             n_ctx_train=int(self.llm._model.n_ctx_train()),
             load_seconds=load_seconds,
         )
 
-    def _use_sequences(self, sequences: int, cells: int, unified: bool) -> None:
+    def _use_sequences(self, sequences: int, cells: int, unified: bool, flash: int) -> None:
         """Replace the context ``Llama`` made with one of ``sequences`` sequences and ``cells``
-        KV cells: shared by all (``unified``) or split evenly into a stream per sequence."""
+        KV cells: shared by all (``unified``) or split evenly into a stream per sequence; and
+        flash attention as ``flash`` says (``Llama`` knows only on and off, not llama.cpp's
+        "auto", which turns it on where every layer's device supports it)."""
         params = llama_cpp.llama_context_params.from_buffer_copy(self.llm.context_params)
         params.n_ctx = cells
         params.n_seq_max = sequences
         params.kv_unified = unified
+        params.flash_attn_type = flash
         self.llm._ctx.close()
         try:
             self.llm._ctx = _internals.LlamaContext(

@@ -103,6 +103,7 @@ def local_engine(
         n_gpu_layers=settings.n_gpu_layers,
         prompt_format=settings.prompt_format,
         fingerprint_memo=settings.cache_dir / "fingerprints.json",
+        flash_attn=settings.flash_attn,
         # Each slot has a KV stream of its own, and one more stream is the spare that slots
         # are exchanged through and edited lines are evaluated in (daemon.engine.slots).
         sequences=slots + 1 if slots > 1 or settings.reuse_after_edit else 1,

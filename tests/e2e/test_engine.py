@@ -8,6 +8,7 @@ import threading
 import time
 from collections.abc import Iterator
 
+import llama_cpp
 import pytest
 
 from daemon.answers.placeholder import placeholder_tokens
@@ -16,7 +17,9 @@ from daemon.engine.jobs import Budget, Finished, PromptEvaluated, TokenText
 from daemon.engine.kv_states import SequenceStates
 from daemon.engine.scheduler import Priority, Scheduler
 from daemon.engine.worker import Engine
+from daemon.settings import load_settings
 from models.loaded import LoadedModel
+from models.resolve import resolve_model
 from tests.e2e.documents import NUMBERS
 
 
@@ -73,6 +76,44 @@ def test_facts_of_the_embedded_model(model):
     assert model.special_token("<|im_end|>") in facts.eog_tokens
     assert facts.suppressed_tokens == []  # and no reasoning tokens
     assert facts.backend == "CPU" and facts.n_gpu_layers == 0
+    assert facts.flash_attn == "auto"
+    assert model.llm.context_params.flash_attn_type == llama_cpp.LLAMA_FLASH_ATTN_TYPE_AUTO
+
+
+@pytest.mark.parametrize(
+    ("setting", "wanted"),
+    [
+        ("on", llama_cpp.LLAMA_FLASH_ATTN_TYPE_ENABLED),
+        ("off", llama_cpp.LLAMA_FLASH_ATTN_TYPE_DISABLED),
+        ("auto", llama_cpp.LLAMA_FLASH_ATTN_TYPE_AUTO),
+    ],
+)
+def test_flash_attention_follows_the_setting(setting, wanted):
+    """A single-sequence model (the context ``Llama`` makes is kept, or replaced for "auto")
+    gets the flash attention asked for, and the engine answers on it."""
+    settings = load_settings()
+    loaded = LoadedModel(
+        resolve_model(None, settings.cache_dir, settings.model),
+        n_ctx=512,
+        n_batch=128,
+        n_threads=None,
+        n_gpu_layers=-1,
+        prompt_format=None,
+        fingerprint_memo=settings.cache_dir / "fingerprints.json",
+        flash_attn=setting,
+    )
+    try:
+        assert loaded.llm.context_params.flash_attn_type == wanted
+        assert loaded.facts.flash_attn == setting
+        eng = Engine(loaded, Scheduler(2, 2), SequenceStates(0))
+        eng.start()
+        try:
+            _, events = run(eng, prompt(loaded, NUMBERS), budget(max_tokens=6))
+        finally:
+            eng.close()
+        assert events[-1].reason == "length" and events[-1].text.strip()
+    finally:
+        loaded.close()
 
 
 def test_max_tokens_is_enforced(engine, model):
