@@ -109,6 +109,11 @@ class Settings(BaseSettings):
     errors_share: float = Field(
         0.4, gt=0, lt=1, description="Deep path: share of the deadline kept for the errors stage."
     )
+    deep_comments: bool = Field(
+        False,
+        description="Deep path: let the body's first pass write comments (off: the tokens that "
+        "open one are forbidden, so bodies are shorter and come sooner).",
+    )
     fix_candidates: int = Field(
         3, ge=1, le=16, description="Repair: model candidates tried at most (varied sampling)."
     )

@@ -134,6 +134,7 @@ class LoadedModel:
         self._bos = int(self.llm.token_bos())
         self._piece_buffer = ctypes.create_string_buffer(256)
         self._starting: dict[str, tuple[int, ...]] = {}
+        self._stripped: list[bytes] | None = None  # each token's bytes, leading blanks removed
         self._starting_lock = threading.Lock()
 
         fim = {
@@ -267,17 +268,21 @@ class LoadedModel:
 
     def tokens_starting_with(self, text: str) -> tuple[int, ...]:
         """The tokens whose text, after any white space it begins with, starts with ``text``
-        (a comment marker: every token that opens a comment). Read from the whole vocabulary
-        once per ``text`` (about 0.4 s for 150,000 tokens); any thread."""
+        (a comment marker: every token that opens a comment). The vocabulary's pieces are read
+        once (about 0.15 s for 150,000 tokens), then each ``text`` costs a scan of them and is
+        remembered; any thread."""
         with self._starting_lock:
             found = self._starting.get(text)
             if found is None:
+                if self._stripped is None:
+                    buffer = ctypes.create_string_buffer(256)
+                    self._stripped = [
+                        _token_bytes(self.vocab, token, buffer).lstrip(b" \t\r\n")
+                        for token in range(self.n_vocab)
+                    ]
                 wanted = text.encode("utf-8")
-                buffer = ctypes.create_string_buffer(256)
                 found = self._starting[text] = tuple(
-                    token
-                    for token in range(self.n_vocab)
-                    if _token_bytes(self.vocab, token, buffer).lstrip(b" \t\r\n").startswith(wanted)
+                    token for token, piece in enumerate(self._stripped) if piece.startswith(wanted)
                 )
             return found
 

@@ -3,7 +3,8 @@
 Fast path (one pass): ``skeleton`` is the first line as soon as it is written, ``logic`` the
 whole answer, ``final`` the verified answer. Deep path (an empty body after a signature):
 ``skeleton`` is a placeholder body sent before any model token, ``logic`` the body the model
-writes, ``errors`` a second pass steered towards validation and error handling, offered as an
+writes (without comments unless ``deep_comments`` is on: ``daemon.answers.comments``),
+``errors`` a second pass steered towards validation and error handling, offered as an
 alternative, ``final`` the logic body when it verified (else the errors pass's, when that did),
 formatted when the workspace's formatter is installed. A body that is only a placeholder
 (``# Your code here`` and ``pass``) is no answer: it is asked for once more with the language's
@@ -38,6 +39,7 @@ from daemon.answers.blocks import (
     lead_in,
     steering_comment,
 )
+from daemon.answers.comments import comment_tokens
 from daemon.answers.feedback import WINDOW as FEEDBACK_WINDOW
 from daemon.answers.feedback import FeedbackBook, RecentAnswer
 from daemon.answers.gap import (
@@ -228,6 +230,7 @@ class CompletionPipeline:
             "temperature": settings.temperature,
             "stops": list(stops),
             "errors_share": settings.errors_share if route.kind == "deep" else None,
+            **({"deep_comments": settings.deep_comments} if route.kind == "deep" else {}),
             "tools": sorted(req.profile.tools) if req.profile else [],
             "postprocess": settings.postprocess,
         }
@@ -396,16 +399,15 @@ class CompletionPipeline:
         return body, await _body_verdict(c, body, relay.result), relay.result
 
     async def _errors_plan(
-        self, c: Completion, logic: JobResult, speed: Speed, target: float
+        self, c: Completion, logic: JobResult, speed: Speed, deadline: float
     ) -> tuple[ErrorsPlan, BuiltPrompt]:
-        """The errors pass's prompt, and whether it fits in the time left before ``target``."""
+        """The errors pass's prompt, and whether it fits in the time left before ``deadline``."""
         if c.from_line_start:
             steering = c.route.body_indent + steering_comment(c.language, "")
             writing_at = c.cursor.line_start().typed(steering)
         else:
             writing_at = c.cursor.typed(c.lead + steering_comment(c.language, c.route.body_indent))
         prompt = await self._build(writing_at, c.route, c.header, c.context)
-        deadline = min(target, c.received + c.route.deadline_ms / 1000)
         plan = errors_plan(
             speed,
             fresh_prompt_tokens=fresh_tokens(c.prompt.tokens, prompt.tokens),
@@ -541,7 +543,10 @@ class CompletionPipeline:
                 ceiling=c.route.max_tokens,
             )
         until = block_end(c.route.body_indent)
-        limits = budget(tokens, logic_deadline, settings.temperature)
+        quiet: tuple[int, ...] = ()  # the tokens that open a comment, when comments are off
+        if not settings.deep_comments:
+            quiet = await asyncio.to_thread(comment_tokens, self.backend.model, c.language)
+        limits = budget(tokens, logic_deadline, settings.temperature, banned=quiet)
         relay = self.backend.run(
             c.prompt.tokens, limits, admission=admission, stage="logic", stops=c.stops, until=until
         )
@@ -559,7 +564,9 @@ class CompletionPipeline:
             # logic deadline) that reuses the KV of what was written.
             written = logic_result.text
             rest = list(c.prompt.tokens) + self.backend.model.tokenize_text(written)
-            limits = budget(c.route.max_tokens - tokens, logic_deadline, settings.temperature)
+            limits = budget(
+                c.route.max_tokens - tokens, logic_deadline, settings.temperature, banned=quiet
+            )
             relay = self.backend.run(
                 rest,
                 limits,
@@ -596,11 +603,13 @@ class CompletionPipeline:
         if c.route.skip_errors:
             pass  # fast mode: this user's answers are accepted as they are
         else:
-            plan, prompt = await self._errors_plan(c, logic_result, speed, target)
+            # The pass ends by the target: the final answer waits for it.
+            errors_deadline = min(target, total_deadline)
+            plan, prompt = await self._errors_plan(c, logic_result, speed, errors_deadline)
             if not plan.fits:
                 errors_verdict = Verdict(False, plan.reason)
             else:
-                limits = budget(plan.max_tokens, total_deadline, settings.temperature)
+                limits = budget(plan.max_tokens, errors_deadline, settings.temperature)
                 relay = self.backend.run(
                     prompt.tokens,
                     limits,

@@ -21,6 +21,10 @@ MIN_BODY_TOKENS = 48
 # The errors pass rewrites the body with checks added: expect it this much longer.
 ERRORS_GROWTH = 1.5
 ERRORS_EXTRA_TOKENS = 16
+# The errors pass is planned on this share of the time left: the measured speed is an
+# average, and a pass that runs past the target makes the final answer late (the pass's job
+# ends at the target all the same, cut off and not offered).
+ERRORS_TIME_SHARE = 0.9
 
 
 # A request's prompt may take this share of its time to be read; the rest is for writing.
@@ -60,18 +64,19 @@ def errors_plan(
     speed: Speed, *, fresh_prompt_tokens: int, body_tokens_used: int, left_s: float, ceiling: int
 ) -> ErrorsPlan:
     """Run the errors pass only when reading its prompt and rewriting the body fit in
-    ``left_s``; its budget is what fits, at most ``ceiling``."""
+    ``ERRORS_TIME_SHARE`` of ``left_s``; its budget is what fits there, at most ``ceiling``."""
     expected = int(body_tokens_used * ERRORS_GROWTH) + ERRORS_EXTRA_TOKENS
     reading = speed.prompt_seconds(fresh_prompt_tokens)
     needed = reading + speed.decode_seconds(expected)
-    if needed > left_s:
+    usable = ERRORS_TIME_SHARE * left_s
+    if needed > usable:
         return ErrorsPlan(
             False,
             0,
             f"no time was left for the errors stage (it needs about {needed:.1f} s, "
             f"{max(0.0, left_s):.1f} s were left)",
         )
-    tokens = min(ceiling, speed.tokens_within(left_s - reading))
+    tokens = min(ceiling, speed.tokens_within(usable - reading))
     return ErrorsPlan(True, max(1, tokens), "fits")
 
 

@@ -16,8 +16,8 @@ import ast
 import re
 import textwrap
 from collections.abc import Sequence
-from typing import Protocol
 
+from daemon.answers.comments import Tokenizer, comment_tokens
 from daemon.language import language_info
 
 # A statement that stands for code not written yet, in any of the languages assist knows.
@@ -43,12 +43,6 @@ _SPELLINGS = {
 _LEADS = ("", " ", "\t")
 
 
-class Tokenizer(Protocol):
-    def tokenize_text(self, text: str) -> list[int]: ...
-
-    def tokens_starting_with(self, text: str) -> tuple[int, ...]: ...
-
-
 def is_placeholder(language: str | None, body: str) -> bool:
     """Whether ``body`` (the text inserted as a body) holds nothing but comments, docstrings
     and do-nothing statements. A blank body is not a placeholder: it is no body at all."""
@@ -65,7 +59,7 @@ def is_placeholder(language: str | None, body: str) -> bool:
 def placeholder_tokens(vocab: Tokenizer, language: str | None) -> tuple[int, ...]:
     """The tokens to forbid when a body is asked for again: those that alone spell one of
     ``language``'s do-nothing statements (with a space or tab before it, or none), and every
-    token that opens a line comment (asked again, a model keeps the comment that announced the
+    token that opens a comment (asked again, a model keeps the comment that announced the
     placeholder and writes a stub under it: ``# Your code here`` and ``return 0``). Empty when
     the language has no do-nothing statement one token spells."""
     info = language_info(language)
@@ -76,8 +70,8 @@ def placeholder_tokens(vocab: Tokenizer, language: str | None) -> tuple[int, ...
             tokens = vocab.tokenize_text(lead + word)
             if len(tokens) == 1 and tokens[0] not in found:
                 found.append(tokens[0])
-    if found and info is not None and info.line_comment:
-        found += [t for t in vocab.tokens_starting_with(info.line_comment) if t not in found]
+    if found:
+        found += [t for t in comment_tokens(vocab, language) if t not in found]
     return tuple(found)
 
 

@@ -11,6 +11,7 @@ from collections.abc import Iterator
 import llama_cpp
 import pytest
 
+from daemon.answers.comments import comment_tokens
 from daemon.answers.placeholder import placeholder_tokens
 from daemon.engine import worker
 from daemon.engine.jobs import Budget, Finished, PromptEvaluated, TokenText
@@ -204,6 +205,21 @@ def test_the_tokens_that_open_a_comment_and_spell_pass(model):
     banned = placeholder_tokens(model, "python")
     assert model.tokenize_text(" pass")[0] in banned and set(openers) <= set(banned)
     assert model.tokenize_text(" return")[0] not in banned
+
+
+def test_a_body_written_with_the_comment_tokens_forbidden_has_no_comment(engine, model):
+    """The real vocabulary's comment openers are the ones the model writes: asked to go on
+    with a commented body, it writes a comment, and with them forbidden, code."""
+    text = (
+        "def total(items):\n    # Start from zero\n    total = 0\n    # Add each item\n"
+        "    for item in items:\n        total += item\n    "
+    )
+    tokens = prompt(model, text)
+    _, events = run(engine, tokens, budget(max_tokens=8))
+    assert events[-1].text.lstrip().startswith("#")
+    quiet = dataclasses.replace(budget(max_tokens=8), banned=comment_tokens(model, "python"))
+    _, events = run(engine, tokens, quiet)
+    assert events[-1].text.strip() and "#" not in events[-1].text
 
 
 def test_long_whitespace_pieces_round_trip(model):

@@ -371,6 +371,30 @@ async def test_the_deep_path_sizes_its_budget_to_the_measured_speed():
     await collect(await pipeline(fast, deep_target_ms=4000).start(request(BODY), "al"))
     assert [run.stage for run in fast.runs] == ["logic", "errors"]
     assert fast.runs[0].budget.max_tokens == SETTINGS.deep_max_tokens
+    # The body may run to the logic deadline; the errors pass ends by the 4 s target.
+    logic_s = SETTINGS.deep_deadline_ms * (1 - SETTINGS.errors_share) / 1000
+    logic_deadline, errors_deadline = (run.budget.deadline for run in fast.runs)
+    assert errors_deadline == pytest.approx(logic_deadline - logic_s + 4.0, abs=0.5)
+
+
+async def test_the_deep_body_is_written_without_comments_unless_they_are_on():
+    """The body's first pass forbids the tokens that open a comment (so does the job that
+    finishes a body the budget cut, below); the errors pass, steered by a comment, does not;
+    the fast path never does. With ``deep_comments`` on, nothing is forbidden."""
+    backend = ScriptedBackend(by_stage(logic="return a + b\n", errors="return a + b\n"))
+    await collect(await pipeline(backend).start(request(BODY), "al"))
+    assert [(run.stage, run.budget.banned) for run in backend.runs] == [
+        ("logic", (1000 + ord("#"),)),
+        ("errors", ()),
+    ]
+
+    talkative = ScriptedBackend(by_stage(logic="return a + b\n", errors="return a + b\n"))
+    await collect(await pipeline(talkative, deep_comments=True).start(request(BODY), "al"))
+    assert all(run.budget.banned == () for run in talkative.runs)
+
+    fast = ScriptedBackend(lambda run: "1\n")
+    await collect(await pipeline(fast).start(request(), "al"))
+    assert [run.stage for run in fast.runs] == ["logic"] and fast.runs[0].budget.banned == ()
 
 
 async def test_a_deep_request_that_states_its_budget_keeps_it():
@@ -439,6 +463,7 @@ async def test_a_body_cut_short_by_the_patience_budget_is_finished_not_dropped()
     events = await collect(await pipeline(backend, deep_target_ms=4000).start(req, "al"))
     first, second = backend.runs[0], backend.runs[1]
     assert first.budget.max_tokens == MIN_BODY_TOKENS
+    assert first.budget.banned == second.budget.banned == (1000 + ord("#"),)  # no comments
     assert second.stage == "logic" and second.tokens[: len(first.tokens)] == first.tokens
     assert second.budget.max_tokens == SETTINGS.deep_max_tokens - MIN_BODY_TOKENS
     logic = next(e for e in events if isinstance(e, StageEvent) and e.stage == "logic")
@@ -464,12 +489,13 @@ async def test_a_placeholder_body_is_asked_again_with_pass_forbidden():
     def script(run: Any) -> str:
         if run.stage == "errors":
             return ""
-        return "return a + b\n" if run.budget.banned else placeholder
+        return "return a + b\n" if PASS in run.budget.banned else placeholder
 
     backend = pass_is_one_token(ScriptedBackend(script))
     events = await collect(await pipeline(backend).start(request(BODY), "alice"))
     first, again = backend.runs[0], backend.runs[1]
-    assert first.budget.banned == () and again.budget.banned == (PASS, 1000 + ord("#"))
+    hash_sign = 1000 + ord("#")
+    assert first.budget.banned == (hash_sign,) and again.budget.banned == (PASS, hash_sign)
     assert again.stage == "logic" and again.tokens == first.tokens
     logic = next(e for e in events if isinstance(e, StageEvent) and e.stage == "logic")
     assert logic.ok and logic.text == "return a + b\n"

@@ -49,6 +49,9 @@ def test_the_errors_pass_runs_only_when_it_fits() -> None:
     assert not late.fits
     assert "no time was left for the errors stage" in late.reason
     assert late.max_tokens == 0
+    # It needs 1.97 s of 2.1: the plan keeps a tenth of the time as a margin.
+    close = errors_plan(CPU, fresh_prompt_tokens=20, body_tokens_used=40, left_s=2.1, ceiling=256)
+    assert not close.fits
 
 
 def test_the_errors_budget_is_capped() -> None:
