@@ -88,7 +88,7 @@ class Settings(BaseSettings):
     flash_attn: Literal["auto", "on", "off"] = Field(
         "auto",
         description="Flash attention: 'auto' uses it where the model's devices support it "
-        "(on two CPU cores it reads prompts about a fifth faster).",
+        "(on two CPU cores it reads prompts about a tenth faster).",
     )
 
     # Budgets of the two paths (a request may state its own, up to the limits below).
