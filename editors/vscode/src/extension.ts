@@ -146,6 +146,7 @@ export class AssistExtension implements vscode.Disposable {
     );
     try {
       await client.start();
+      this.askForGhostText();
       return client;
     } catch (error) {
       this.reportServerProblem(generation, serverFailedMessage(serverPath, errorText(error)));
@@ -153,6 +154,17 @@ export class AssistExtension implements vscode.Disposable {
         this.client = undefined;
       }
       return undefined;
+    }
+  }
+
+  /**
+   * VS Code asks for inline suggestions as the programmer types; what was typed while the server
+   * was starting found no provider, so once it is ready the active editor (one of ours) asks.
+   */
+  private askForGhostText(): void {
+    const document = vscode.window.activeTextEditor?.document;
+    if (document !== undefined && this.handles(document)) {
+      void vscode.commands.executeCommand('editor.action.inlineSuggest.trigger');
     }
   }
 

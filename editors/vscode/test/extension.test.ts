@@ -181,6 +181,27 @@ test('server not installed: one clear error with the install hint, no client, no
   assert.equal(harness.lookups.length, 2);
 });
 
+test('once the server is ready, the active editor asks for ghost text (typing may have come first)', async () => {
+  const typedIn = vscode.document('/w/app.py', 'python');
+  vscode.state.textDocuments.push(typedIn);
+  vscode.state.activeDocument = typedIn;
+  harness = activateWith();
+  await settle();
+  assert.equal(harness.clients[0]!.started, 1);
+  assert.deepEqual(vscode.state.executedCommands, [
+    { command: 'editor.action.inlineSuggest.trigger', args: [] },
+  ]);
+});
+
+test('a ready server does not ask for ghost text in an editor of another language', async () => {
+  vscode.state.textDocuments.push(vscode.document('/w/app.py', 'python'));
+  vscode.state.activeDocument = vscode.document('/w/notes.txt', 'plaintext');
+  harness = activateWith();
+  await settle();
+  assert.equal(harness.clients[0]!.started, 1);
+  assert.deepEqual(vscode.state.executedCommands, []);
+});
+
 test('"Open Settings" on the not-installed error opens the serverPath setting', async () => {
   vscode.state.textDocuments.push(vscode.document('/w/app.py', 'python'));
   vscode.state.messageAnswer = 'Open Settings';
