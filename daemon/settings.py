@@ -87,8 +87,8 @@ class Settings(BaseSettings):
     )
     flash_attn: Literal["auto", "on", "off"] = Field(
         "auto",
-        description="Flash attention: 'auto' uses it where the model's devices support it "
-        "(on two CPU cores it reads prompts about a tenth faster).",
+        description="Flash attention: 'auto' (llama.cpp's default) uses it where the model's "
+        "devices support it.",
     )
 
     # Budgets of the two paths (a request may state its own, up to the limits below).

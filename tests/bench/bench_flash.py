@@ -18,11 +18,10 @@ import uuid
 from pathlib import Path
 
 from daemon.engine.jobs import Budget, Finished, PromptEvaluated
-from daemon.engine.kv_states import SequenceStates
 from daemon.engine.scheduler import Scheduler
 from daemon.engine.worker import Engine
+from daemon.http.assembly import local_engine
 from daemon.settings import load_settings
-from models.loaded import LoadedModel
 from models.resolve import resolve_model
 
 SOURCE = Path(__file__).resolve().parents[2] / "daemon" / "answers" / "completion.py"
@@ -30,20 +29,10 @@ GENERATED = 32
 
 
 def engine_for(flash_attn: str) -> Engine:
-    settings = load_settings()
-    slots = max(settings.kv_slots, settings.parallel)
-    model = LoadedModel(
-        resolve_model(settings.model_path, settings.cache_dir, settings.model),
-        n_ctx=settings.n_ctx,
-        n_batch=settings.n_batch,
-        n_threads=settings.n_threads,
-        n_gpu_layers=settings.n_gpu_layers,
-        prompt_format=settings.prompt_format,
-        fingerprint_memo=settings.cache_dir / "fingerprints.json",
-        flash_attn=flash_attn,
-        sequences=slots + 1,
-    )
-    engine = Engine(model, Scheduler(4, 4), SequenceStates(0), parallel=1)
+    """The engine the daemon would start, with ``flash_attn`` as given."""
+    settings = load_settings().model_copy(update={"flash_attn": flash_attn})
+    resolved = resolve_model(settings.model_path, settings.cache_dir, settings.model)
+    _, engine = local_engine(settings, resolved, Scheduler(4, 4))
     engine.start()
     return engine
 
