@@ -2,10 +2,13 @@
 
 For a function, its decorators and ``def`` header as written, its docstring and ``...`` for a
 body; for a class, its header, docstring, fields and the headers of its public methods; for a
-module-level constant, its assignment (shortened when long). A module that does not parse (the
-programmer is in the middle of an edit) is outlined statement by statement: what parses is
-kept. Names the module imports are remembered too, so an import of a re-exported name (a
-package's ``__init__`` importing from its modules) can be followed to its definition.
+module-level constant, its assignment (shortened when long). A class that takes its
+constructor from a base class of the same module (an exception hierarchy, most often) shows
+that ``__init__`` header too, marked as inherited: at a call ``Error(`` its parameters are what
+the programmer needs. A module that does not parse (the programmer is in the middle of an edit)
+is outlined statement by statement: what parses is kept. Names the module imports are
+remembered too, so an import of a re-exported name (a package's ``__init__`` importing from its
+modules) can be followed to its definition.
 """
 
 from __future__ import annotations
@@ -29,6 +32,8 @@ MAX_DEFINITION_CHARS = 1200
 # A constant's assignment is shown whole up to this size, else as ``NAME = ...``.
 MAX_CONSTANT_LINES = 4
 MAX_CONSTANT_CHARS = 400
+# How many base classes deep an inherited constructor is looked for.
+MAX_BASE_DEPTH = 4
 # Methods shown besides public ones.
 _SHOWN_DUNDERS = frozenset(
     {"__init__", "__call__", "__enter__", "__exit__", "__iter__", "__getitem__", "__post_init__"}
@@ -73,6 +78,7 @@ def outline_python(source: str) -> PythonOutline:
     """The outline of a module's source; never raises on a source that does not parse."""
     lines = source.split("\n")
     outline = PythonOutline()
+    classes: dict[str, ast.ClassDef] = {}
     try:
         module = ast.parse(source)
     except (SyntaxError, ValueError, RecursionError, MemoryError):
@@ -82,10 +88,12 @@ def outline_python(source: str) -> PythonOutline:
             except (SyntaxError, ValueError, RecursionError, MemoryError):
                 continue
             ast.increment_lineno(parsed, start)
-            _collect(parsed.body, lines, outline)
+            _collect(parsed.body, lines, outline, classes)
+        _inherit_constructors(outline, classes, lines)
         return outline
     outline.docstring = ast.get_docstring(module)
-    _collect(module.body, lines, outline)
+    _collect(module.body, lines, outline, classes)
+    _inherit_constructors(outline, classes, lines)
     return outline
 
 
@@ -103,10 +111,17 @@ def _top_level_chunks(lines: list[str]) -> list[tuple[int, str]]:
     return [(a, "\n".join(lines[a:b])) for a, b in itertools.pairwise(bounds) if b > a]
 
 
-def _collect(body: list[ast.stmt], lines: list[str], outline: PythonOutline) -> None:
+def _collect(
+    body: list[ast.stmt],
+    lines: list[str],
+    outline: PythonOutline,
+    classes: dict[str, ast.ClassDef],
+) -> None:
     for node in body:
         if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
             outline.definitions[node.name] = _definition(node, lines)
+            if isinstance(node, ast.ClassDef):
+                classes[node.name] = node
         elif isinstance(node, ast.Assign | ast.AnnAssign):
             _constant(node, lines, outline)
         elif isinstance(node, ast.ImportFrom):
@@ -120,10 +135,10 @@ def _collect(body: list[ast.stmt], lines: list[str], outline: PythonOutline) -> 
                     outline.reexports[alias.asname] = Reexport(alias.name, 0, None)
         elif isinstance(node, ast.If | ast.Try):
             # Definitions under ``if TYPE_CHECKING:`` or ``try: ... except ImportError:``.
-            _collect(node.body, lines, outline)
+            _collect(node.body, lines, outline, classes)
             for handler in getattr(node, "handlers", []):
-                _collect(handler.body, lines, outline)
-            _collect(node.orelse, lines, outline)
+                _collect(handler.body, lines, outline, classes)
+            _collect(node.orelse, lines, outline, classes)
 
 
 def _constant(node: ast.Assign | ast.AnnAssign, lines: list[str], outline: PythonOutline) -> None:
@@ -147,8 +162,56 @@ def _constant(node: ast.Assign | ast.AnnAssign, lines: list[str], outline: Pytho
         outline.definitions[name] = Definition(name, first, source + "\n", header + "\n")
 
 
+def _method(node: ast.ClassDef, name: str) -> ast.FunctionDef | ast.AsyncFunctionDef | None:
+    """The method ``name`` the class's own body defines."""
+    for item in node.body:
+        if isinstance(item, ast.FunctionDef | ast.AsyncFunctionDef) and item.name == name:
+            return item
+    return None
+
+
+def _inherit_constructors(
+    outline: PythonOutline, classes: dict[str, ast.ClassDef], lines: list[str]
+) -> None:
+    """Give each class that has no constructor of its own (no ``__init__``, no ``__new__``, no
+    decorator that could write one) the ``__init__`` its bases give it, where that is sure."""
+    for name, node in classes.items():
+        if node.decorator_list or _method(node, "__init__") or _method(node, "__new__"):
+            continue
+        found = _inherited_constructor(node, classes, depth=0)
+        if isinstance(found, tuple) and name in outline.definitions:
+            outline.definitions[name] = _definition(node, lines, inherited=found)
+
+
+def _inherited_constructor(
+    node: ast.ClassDef, classes: dict[str, ast.ClassDef], depth: int
+) -> tuple[str, ast.FunctionDef | ast.AsyncFunctionDef] | bool:
+    """The ``__init__`` the class's bases give it and the base that defines it, looked for
+    depth first (Python's order for a single line of bases). True when no base defines one
+    (they reach ``object``); False when it cannot be said for sure: a base this module does
+    not define (it may have a constructor of its own), a decorated base, a ``__new__``, or
+    more than ``MAX_BASE_DEPTH`` bases deep."""
+    if depth >= MAX_BASE_DEPTH:
+        return False
+    for base in node.bases:
+        parent = classes.get(base.id) if isinstance(base, ast.Name) else None
+        if parent is None or parent is node or parent.decorator_list:
+            return False
+        if _method(parent, "__new__"):
+            return False
+        init = _method(parent, "__init__")
+        if init is not None:
+            return parent.name, init
+        found = _inherited_constructor(parent, classes, depth + 1)
+        if found is not True:
+            return found
+    return True
+
+
 def _definition(
-    node: ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef, lines: list[str]
+    node: ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef,
+    lines: list[str],
+    inherited: tuple[str, ast.FunctionDef | ast.AsyncFunctionDef] | None = None,
 ) -> Definition:
     header = _header(node, lines)
     indent = " " * 4
@@ -156,10 +219,18 @@ def _definition(
     doc = _docstring(node, lines, indent, first_paragraph=isinstance(node, ast.ClassDef))
     if doc:
         parts.append(doc)
+    if inherited is not None:
+        base, init = inherited
+        parts.append(
+            f"{indent}# __init__ inherited from {base}\n"
+            + _header(init, lines, indent)
+            + f"\n{indent}    ..."
+        )
     if isinstance(node, ast.ClassDef):
-        members = _members(node, lines, indent, len(header) + len(doc))
+        used = sum(len(p) for p in parts)
+        members = _members(node, lines, indent, used)
         parts += members
-        if not members:
+        if not members and inherited is None:
             parts.append(f"{indent}...")
         short = header + "\n"
         for item in node.body:

@@ -9,6 +9,7 @@ from daemon.answers.gap import Signature, fit_call_arguments, gap_shape, signatu
 from daemon.answers.gap.calls import open_call
 from daemon.cursor import Cursor
 from daemon.protocol import ContextSnippet
+from daemon.workspace.python_outline import outline_python
 
 MARK = "█"
 
@@ -64,6 +65,20 @@ def test_signatures_read_from_import_snippets():
     assert KNOWN["echo"].required == frozenset()
     assert KNOWN["log"].var_positional and KNOWN["log"].var_keyword
     assert KNOWN["only"].positional_only == ("a",)
+
+
+def test_a_signature_read_from_a_constructor_the_outline_shows_inherited():
+    source = (
+        "class Base(Exception):\n"
+        "    def __init__(self, message: str, lineno: int, name=None) -> None:\n"
+        "        pass\n"
+        "class Leaf(Base):\n"
+        '    """A leaf."""\n'
+    )
+    text = outline_python(source).definitions["Leaf"].text
+    assert signatures([snippet("Leaf", text)])["Leaf"] == Signature(
+        positional=("message", "lineno", "name"), required=frozenset({"message", "lineno"})
+    )
 
 
 @pytest.mark.parametrize(

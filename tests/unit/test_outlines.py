@@ -196,3 +196,59 @@ def test_typescript_exports_show_headers_without_bodies():
     assert [(i.specifier, i.names) for i in outline.imports] == [
         ("./d", {"D": "default", "b": "a"})
     ]
+
+
+HIERARCHY = '''class Base(Exception):
+    def __init__(self, message: str, code: int = 0) -> None:
+        self.message = message
+
+class Middle(Base):
+    """Between."""
+
+class Leaf(Middle):
+    pass
+
+class Own(Base):
+    def __init__(self, ctx) -> None:
+        pass
+
+@dataclass
+class Record(Base):
+    field: int
+
+class Made(Base):
+    def __new__(cls, value):
+        return super().__new__(cls)
+
+class UnderMade(Made):
+    pass
+
+class Outside(ValueError):
+    pass
+
+class Both(Outside, Base):
+    pass
+'''
+
+
+def test_python_a_class_shows_the_constructor_it_inherits_from_a_base_of_its_module():
+    definitions = outline_python(HIERARCHY).definitions
+    inherited = (
+        "    # __init__ inherited from Base\n"
+        "    def __init__(self, message: str, code: int = 0) -> None:\n"
+        "        ...\n"
+    )
+    assert definitions["Middle"].text == 'class Middle(Base):\n    """Between."""\n' + inherited
+    assert definitions["Leaf"].text == "class Leaf(Middle):\n" + inherited  # two bases up
+    assert "inherited" not in definitions["Own"].text  # its own constructor
+    assert "inherited" not in definitions["Record"].text  # a decorator may write one
+    assert "inherited" not in definitions["Made"].text  # __new__ decides
+    assert "inherited" not in definitions["UnderMade"].text
+    # The first base is not of this module: what it takes is unknown, so nothing is shown.
+    assert "inherited" not in definitions["Outside"].text
+    assert "inherited" not in definitions["Both"].text
+
+
+def test_python_an_inherited_constructor_is_found_in_a_module_that_does_not_parse():
+    source = HIERARCHY + "\ndef broken(:\n    pass\n"
+    assert "# __init__ inherited from Base" in outline_python(source).definitions["Leaf"].text

@@ -14,6 +14,8 @@ out, or the arguments the programmer typed are themselves wrong).
 Only what can be read for sure is used: a decorated function or class may take other
 arguments than it declares (decorators wrap, dataclasses generate ``__init__``), and a class
 whose ``__init__`` is not in its outline takes what a base class takes; none of them is checked.
+(The outline shows a constructor inherited from a base class of the same module as one of the
+class's members, so such a class is checked.)
 A name two snippets define differently is not checked either.
 """
 
