@@ -43,6 +43,7 @@ from daemon.answers.comments import comment_tokens
 from daemon.answers.feedback import WINDOW as FEEDBACK_WINDOW
 from daemon.answers.feedback import FeedbackBook, RecentAnswer
 from daemon.answers.gap import (
+    RULES_VERSION,
     GapUntil,
     Trimmed,
     as_written,
@@ -220,7 +221,7 @@ class CompletionPipeline:
 
         if route.kind == "deep":
             stops = BLOCK_STOPS
-        elif cursor.after.strip():
+        elif route.shape.kind == "line":
             stops = ("\n",)
         else:
             stops = BLOCK_STOPS
@@ -233,6 +234,7 @@ class CompletionPipeline:
             **({"deep_comments": settings.deep_comments} if route.kind == "deep" else {}),
             "tools": sorted(req.profile.tools) if req.profile else [],
             "postprocess": settings.postprocess,
+            "rules": RULES_VERSION if settings.postprocess else None,
         }
         key = request_key(model, "complete", params, prompt.tokens)
         typing_key = self.typing.key(

@@ -152,6 +152,8 @@ def decide_route(
             reason = "the request asked for the fast path"
         elif cursor.after.strip():
             reason = "the cursor is inside a line: finish it"
+        elif shape.kind == "line":
+            reason = "a line inside brackets the code below goes on with: finish the line"
         elif cursor.before.strip():
             reason = "a statement is under way: finish it"
         elif shape.kind == "statement":

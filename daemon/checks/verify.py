@@ -2,7 +2,8 @@
 
 A completion is inserted into a document that is often mid-edit and already broken, so it is
 judged relative to the original: errors up to the end of the inserted text may not outnumber
-the errors the original had up to the cursor. A repaired document must parse outright.
+the errors the original had up to the cursor, and no closing bracket the inserted text holds
+may close nothing or the wrong bracket. A repaired document must parse outright.
 """
 
 from __future__ import annotations
@@ -10,6 +11,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from daemon.checks.syntax import Diagnostic, check_syntax, supported_languages
+
+# Python's words for a closing bracket that matches no open one, or not the one open.
+_STRAY_CLOSER = ("does not match opening parenthesis", "unmatched ")
 
 
 @dataclass(frozen=True)
@@ -27,6 +31,21 @@ def can_verify(language: str | None) -> bool:
     return language is not None and language in supported_languages()
 
 
+def _end(text: str) -> tuple[int, int]:
+    """The (0-based line, code-point column) just after ``text``."""
+    return text.count("\n"), len(text.rsplit("\n", 1)[-1])
+
+
+def _stray_closer(diagnostic: Diagnostic, start: tuple[int, int], end: tuple[int, int]) -> bool:
+    """A closing bracket inside the inserted text that closes nothing or the wrong bracket
+    (Python says so exactly): an error the insertion made, whatever else is broken."""
+    return (
+        diagnostic.source == "python"
+        and any(words in diagnostic.message for words in _STRAY_CLOSER)
+        and start <= (diagnostic.line, diagnostic.column) <= end
+    )
+
+
 def verify_insertion(language: str | None, prefix: str, inserted: str, suffix: str) -> Verdict:
     """Judge ``inserted`` between ``prefix`` and ``suffix`` against the document without it."""
     if not can_verify(language):
@@ -35,9 +54,12 @@ def verify_insertion(language: str | None, prefix: str, inserted: str, suffix: s
     after = check_syntax(language, prefix + inserted + suffix)
     if not after:
         return Verdict(True)
+    start, end = _end(prefix), _end(prefix + inserted)
+    stray = [d for d in after if _stray_closer(d, start, end)]
+    if stray:
+        return Verdict(False, f"it does not parse ({_describe(stray[0])})")
     before = check_syntax(language, prefix + suffix)
-    cursor_line = prefix.count("\n")
-    end_line = cursor_line + inserted.count("\n")
+    cursor_line, end_line = start[0], end[0]
     introduced = [d for d in after if d.line <= end_line]
     existing = [d for d in before if d.line <= cursor_line]
     if len(introduced) > len(existing):

@@ -169,7 +169,8 @@ def bench_model(
         if args.tasks
     }
     humaneval = humaneval_cases(args.humaneval)
-    lines = cross_file_lines(args.packages, args.crossfile)
+    lines = cross_file_lines(args.packages, args.crossfile_from + args.crossfile)
+    lines = lines[args.crossfile_from :]
     contexts = [gather_context(line.path, line.text, line.line, line.root, None) for line in lines]
 
     answers: dict[str, list[Answer]] = {}
@@ -330,6 +331,13 @@ def main() -> int:
     )
     parser.add_argument("--humaneval", type=int, default=164, help="HumanEval tasks (0: none)")
     parser.add_argument("--crossfile", type=int, default=60, help="cross-file lines (0: none)")
+    parser.add_argument(
+        "--crossfile-from",
+        type=int,
+        default=0,
+        help="skip the set's first N lines (a second slice, to check a change on lines it was "
+        "not made by)",
+    )
     parser.add_argument("--packages", nargs="+", default=["click", "jinja2"])
     parser.add_argument(
         "--variants",

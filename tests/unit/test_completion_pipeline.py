@@ -9,6 +9,7 @@ from typing import Any
 import pytest
 
 from daemon.answers.completion import CompletionPipeline
+from daemon.answers.gap import RULES_VERSION
 from daemon.answers.patience import MIN_BODY_TOKENS
 from daemon.engine.scheduler import Priority, Scheduler
 from daemon.engine.speed import Speed
@@ -339,6 +340,27 @@ async def test_postprocess_is_part_of_the_cache_key():
     assert untrimmed[-1].text == "        x = abs(x)\n        result += x"
     again = await collect(await pipeline(backend).start(loop_request(), "bob"))
     assert again[-1].cached and again[-1].text == "        x = abs(x)"
+
+
+async def test_a_line_inside_brackets_the_code_below_goes_on_with_is_one_line():
+    """The rest of the call is below: the job stops at the line's end, and the answer does
+    not close the bracket the line below closes."""
+    text = 'msg = _("{a}").format(\n    a=name(\n)\nprint(msg)\n'
+    backend = ScriptedBackend(in_turn("item))\nprint(msg)"))
+    req = CompleteRequest(text=text, line=1, column=11, profile=PYTHON)
+    events = await collect(await pipeline(backend).start(req, "alice"))
+    assert backend.runs[0].stops == ("\n",)
+    assert events[-1].text == "item)" and events[-1].verified
+
+
+async def test_the_rules_version_is_part_of_the_cache_key(monkeypatch):
+    """Answers trimmed by older rules expire when the rules change."""
+    backend = ScriptedBackend(in_turn("        x = abs(x)"))
+    first = await collect(await pipeline(backend).start(loop_request(), "alice"))
+    assert not first[-1].cached
+    monkeypatch.setattr("daemon.answers.completion.RULES_VERSION", RULES_VERSION + 1)
+    newer = await collect(await pipeline(backend).start(loop_request(), "alice"))
+    assert not newer[-1].cached and len(backend.runs) == 2
 
 
 async def test_a_deep_body_is_trimmed_to_the_block():

@@ -116,6 +116,31 @@ def test_the_shape_of_the_gap(document, language, kind, indent, floor, unit):
     assert (shape.kind, shape.indent, shape.floor, shape.unit) == (kind, indent, floor, unit)
 
 
+@pytest.mark.parametrize(
+    ("document", "language", "kind"),
+    [
+        # The line below closes the bracket the cursor is in: finish this line.
+        (
+            'msg = _("{a}").format(\n    a=name(█\n)\nprint(msg)\n',
+            "python",
+            "line",
+        ),
+        # Inside brackets opened above, the next item below: finish this line.
+        ("x = call(\n    first,\n    second(█\n    third,\n)\n", "python", "line"),
+        ("spec = (\n    Spec(█\n    if parsed\n    else other\n)\n", "python", "line"),
+        # A call opened on its own line, a new statement below: its arguments may take lines.
+        ("def f():\n    echo(█\n    return 1\n", "python", "lines"),
+        # Inside brackets opened above, but the code below is outside them.
+        ('d = {\n    "a": f(█\nx = 1\n', "python", "lines"),
+        # Nothing below; and other languages as before.
+        ("x = call(\n    first,\n    second(█", "python", "lines"),
+        ("x = call(\n  first,\n  second(█\n);\n", "javascript", "lines"),
+    ],
+)
+def test_a_line_inside_brackets_the_code_below_goes_on_with(document, language, kind):
+    assert gap_shape(at(document), language).kind == kind
+
+
 # -- drop_suffix_repeats ---------------------------------------------------------------------
 
 

@@ -51,6 +51,10 @@ def test_mid_line_and_partial_statements_are_fast():
     lines = ["total = sum(values)  # done"]
     mid = decide_route(SETTINGS, Cursor.locate(lines[0], 0, 5), "python")
     assert mid.kind == "fast" and "inside a line" in mid.reason
+    text = "x = call(\n    first,\n    second(\n)\n"
+    inside = decide_route(SETTINGS, Cursor.locate(text, 2, 11), "python")
+    assert inside.kind == "fast" and inside.shape.kind == "line"
+    assert "brackets the code below goes on with" in inside.reason
 
 
 @pytest.mark.parametrize(

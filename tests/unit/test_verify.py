@@ -29,3 +29,18 @@ def test_documents_must_parse():
     assert ok.ok and problems == []
     bad, problems = verify_document("go", "package main\n\nfunc main() {\n")
     assert not bad.ok and problems
+
+
+def test_a_closer_the_insertion_writes_for_the_wrong_bracket_fails():
+    """The call left open at the cursor is already an error on the cursor's line; a `}` that
+    closes its `(` is a new one there, though the count of errors stays one."""
+    prefix = "def f(cookies):\n    c = Cookies("
+    suffix = "\n    t = Timeout(1)\n"
+    verdict = verify_insertion("python", prefix, "cookies}", suffix)
+    assert not verdict.ok and "does not match" in (verdict.reason or "")
+    assert not verify_insertion("python", prefix, "cookies))", suffix).ok  # closes nothing
+    assert verify_insertion("python", prefix, "cookies)", suffix).ok
+    # Left open, as the document was: no new error.
+    assert verify_insertion("python", prefix, "cookies", suffix).ok
+    # A stray closer of the code after the cursor is not the insertion's.
+    assert verify_insertion("python", "x = f(", "a", ")\n)\n").ok

@@ -2,6 +2,8 @@
 an answer to it (see ``trim`` for their order)."""
 
 from daemon.answers.gap.calls import Signature, fit_call_arguments, signatures
+from daemon.answers.gap.echo import drop_call_echo
+from daemon.answers.gap.endings import drop_extra_closers, drop_stray_comma
 from daemon.answers.gap.rules import (
     Parsed,
     drop_repeated_runs,
@@ -12,9 +14,17 @@ from daemon.answers.gap.rules import (
     stop_at_shape,
 )
 from daemon.answers.gap.shape import Shape, ShapeKind, gap_shape
-from daemon.answers.gap.trim import GapUntil, Trimmed, as_written, gap_until, trim_to_gap
+from daemon.answers.gap.trim import (
+    RULES_VERSION,
+    GapUntil,
+    Trimmed,
+    as_written,
+    gap_until,
+    trim_to_gap,
+)
 
 __all__ = [
+    "RULES_VERSION",
     "GapUntil",
     "Parsed",
     "Shape",
@@ -22,7 +32,10 @@ __all__ = [
     "Signature",
     "Trimmed",
     "as_written",
+    "drop_call_echo",
+    "drop_extra_closers",
     "drop_repeated_runs",
+    "drop_stray_comma",
     "drop_suffix_repeats",
     "fit_call_arguments",
     "fit_indentation",

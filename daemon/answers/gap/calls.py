@@ -157,9 +157,9 @@ def _offsets(text: str) -> list[int]:
     return starts
 
 
-def open_call(before: str) -> tuple[str, str] | None:
-    """The call the cursor is inside, as (the callee's name, the arguments typed so far), when
-    the innermost open bracket before the cursor is a call of a bare name."""
+def _open_stack(before: str) -> tuple[str, list[tokenize.TokenInfo], list[int]] | None:
+    """The text scanned before the cursor (its last lines), its tokens, and the indexes of the
+    brackets still open at its end, innermost last; None when no start of the scan tokenizes."""
     lines = before.rsplit("\n", SCAN_LINES)[-SCAN_LINES:]
     for first in (0, max(0, len(lines) - 5), len(lines) - 1):
         text = "\n".join(lines[first:])
@@ -170,7 +170,6 @@ def open_call(before: str) -> tuple[str, str] | None:
             break
     else:
         return None
-    starts = _offsets(text)
     stack: list[int] = []  # indexes of the open brackets' tokens
     for index, token in enumerate(tokens):
         if token.type != tokenize.OP:
@@ -179,8 +178,28 @@ def open_call(before: str) -> tuple[str, str] | None:
             stack.append(index)
         elif token.string in _CLOSE and stack:
             stack.pop()
-    if not stack:
+    return text, tokens, stack
+
+
+def open_brackets(before: str) -> tuple[int, int] | None:
+    """Python: how many brackets are open at the cursor, and how many of them were opened on
+    lines above the cursor's; None when the code before the cursor does not tokenize."""
+    scanned = _open_stack(before)
+    if scanned is None:
         return None
+    text, tokens, stack = scanned
+    last_row = text.count("\n") + 1
+    return len(stack), sum(1 for index in stack if tokens[index].start[0] < last_row)
+
+
+def open_call(before: str) -> tuple[str, str] | None:
+    """The call the cursor is inside, as (the callee's name, the arguments typed so far), when
+    the innermost open bracket before the cursor is a call of a bare name."""
+    scanned = _open_stack(before)
+    if scanned is None or not scanned[2]:
+        return None
+    text, tokens, stack = scanned
+    starts = _offsets(text)
     index = stack[-1]
     bracket = tokens[index]
     if bracket.string != "(" or index == 0:

@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from daemon.answers.gap.shape import Shape, opens_block
+from daemon.answers.gap.shape import Shape, brackets, comment_mark, opens_block
 from daemon.checks.syntax import check_syntax
 from daemon.checks.verify import Verdict, can_verify, verify_insertion
 from daemon.cursor import Cursor
@@ -23,7 +23,6 @@ from daemon.indentation import indent_of, width
 SUFFIX_LOOKAHEAD = 8
 # Longest group of lines whose immediate repetition is dropped.
 REPEATED_GROUP = 4
-_OPENERS = "([{"
 _CLOSERS = ")]}"
 _PY_OPENER = re.compile(r":\s*(#.*)?$")
 # A line at a compound statement's indentation that continues it (Python and brace languages).
@@ -31,38 +30,8 @@ _CONTINUES = re.compile(r"^(elif\b|else\b|except\b|finally\b|catch\b|case\b|\}\s
 _WORD = re.compile(r"\w")
 
 
-def _comment_mark(language: str | None) -> str:
-    return "#" if language in (None, "python", "shellscript", "ruby", "toml", "yaml") else "//"
-
-
-def brackets(line: str, language: str | None) -> tuple[int, int]:
-    """(net change of bracket depth over ``line``, lowest depth reached relative to its start),
-    skipping string literals and a trailing comment."""
-    quotes = '"' if language == "rust" else "\"'`"
-    comment = _comment_mark(language)
-    depth = low = 0
-    index = 0
-    while index < len(line):
-        char = line[index]
-        if line.startswith(comment, index):
-            break
-        if char in quotes:
-            end = index + 1
-            while end < len(line) and line[end] != char:
-                end += 2 if line[end] == "\\" else 1
-            index = end + 1
-            continue
-        if char in _OPENERS:
-            depth += 1
-        elif char in _CLOSERS:
-            depth -= 1
-            low = min(low, depth)
-        index += 1
-    return depth, low
-
-
 def _is_comment(line: str, language: str | None) -> bool:
-    return line.strip().startswith(_comment_mark(language))
+    return line.strip().startswith(comment_mark(language))
 
 
 def _significant(line: str) -> bool:

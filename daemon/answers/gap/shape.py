@@ -2,7 +2,9 @@
 
 Read from the code around the cursor, before the model runs:
 
-- ``line``: the cursor is inside a line with text after it; finish that line.
+- ``line``: the cursor is inside a line with text after it; finish that line. So too at the
+  end of a line inside brackets that the code below goes on inside (Python): the rest of the
+  call or literal is already written below.
 - ``statement``: the cursor is on an empty line with code below at the block's indentation; the
   programmer inserts one statement there (one line, or the block that line opens), not the rest
   of the function, which is already below.
@@ -19,12 +21,15 @@ from collections import Counter
 from dataclasses import dataclass
 from typing import Literal
 
+from daemon.answers.gap.calls import open_brackets
 from daemon.cursor import Cursor
 from daemon.indentation import indent_of, width
 
 ShapeKind = Literal["line", "statement", "lines"]
 
 _DEFAULT_UNIT = "    "
+_OPENERS = "([{"
+_CLOSERS = ")]}"
 # A Python line that opens a block: it ends with a colon (a comment may follow).
 _PY_OPENER = re.compile(r":\s*(#.*)?$")
 # Any language: a line that ends with an opening bracket (a comment may follow).
@@ -81,6 +86,36 @@ def indent_unit(lines: list[str]) -> str:
     return " " * usual[0] if usual else _DEFAULT_UNIT
 
 
+def comment_mark(language: str | None) -> str:
+    return "#" if language in (None, "python", "shellscript", "ruby", "toml", "yaml") else "//"
+
+
+def brackets(line: str, language: str | None) -> tuple[int, int]:
+    """(net change of bracket depth over ``line``, lowest depth reached relative to its start),
+    skipping string literals and a trailing comment."""
+    quotes = '"' if language == "rust" else "\"'`"
+    comment = comment_mark(language)
+    depth = low = 0
+    index = 0
+    while index < len(line):
+        char = line[index]
+        if line.startswith(comment, index):
+            break
+        if char in quotes:
+            end = index + 1
+            while end < len(line) and line[end] != char:
+                end += 2 if line[end] == "\\" else 1
+            index = end + 1
+            continue
+        if char in _OPENERS:
+            depth += 1
+        elif char in _CLOSERS:
+            depth -= 1
+            low = min(low, depth)
+        index += 1
+    return depth, low
+
+
 def opens_block(line: str, language: str | None) -> bool:
     """Whether ``line`` opens a block (or a bracket) whose body follows on the next lines."""
     text = line.rstrip()
@@ -98,6 +133,21 @@ def _nonblank(lines: list[str], start: int, step: int) -> str | None:
     return None
 
 
+def _goes_on_below(cursor: Cursor, following: str, language: str | None) -> bool:
+    """Python: whether the cursor, at the end of a line, is inside brackets that the code below
+    goes on inside: the next line closes one of them, or the cursor's line is itself inside
+    brackets opened above and the next line is as indented (the next argument or item). The
+    programmer is finishing one line of a construct whose rest is already written."""
+    if language != "python":
+        return False
+    opened = open_brackets(cursor.prefix)
+    if opened is None or opened[0] == 0:
+        return False
+    if following.strip()[0] in _CLOSERS:
+        return True
+    return opened[1] > 0 and width(indent_of(following)) >= width(indent_of(cursor.line_text))
+
+
 def gap_shape(cursor: Cursor, language: str | None) -> Shape:
     """Decide how much to write at ``cursor`` from the code around it."""
     lines = cursor.lines
@@ -109,7 +159,10 @@ def gap_shape(cursor: Cursor, language: str | None) -> Shape:
     following = _nonblank(lines, cursor.line + 1, 1)
     below = indent_of(following) if following is not None else None
     if before.strip():
-        return Shape("lines", line_indent, line_indent, before, unit, below)
+        kind: ShapeKind = "lines"
+        if following is not None and _goes_on_below(cursor, following, language):
+            kind = "line"
+        return Shape(kind, line_indent, line_indent, before, unit, below)
     previous = _nonblank(lines, cursor.line - 1, -1)
     opener = previous is not None and opens_block(previous, language)
     if before:

@@ -4,16 +4,25 @@
 
 1. ``fit_indentation``: the answer's lines move to the block at the cursor first, so that the
    rules after it judge indentation as the answer will stand in the file;
-2. ``drop_suffix_repeats``: cut where the model writes the code below the cursor again;
-3. ``stop_at_block_exit``: cut before a line that leaves the cursor's block;
-4. ``drop_repeated_runs``: drop lines the model repeated in a loop;
-5. ``stop_at_shape``: keep what the gap takes (a line, one statement, a few lines);
-6. ``fit_call_arguments``: drop the arguments a call to a workspace function cannot take
+2. ``drop_call_echo``: drop a repeat of the call the cursor is in (``name(`` answered
+   ``name(...)``; ``daemon.answers.gap.echo``);
+3. ``drop_suffix_repeats``: cut where the model writes the code below the cursor again;
+4. ``stop_at_block_exit``: cut before a line that leaves the cursor's block;
+5. ``drop_repeated_runs``: drop lines the model repeated in a loop;
+6. ``stop_at_shape``: keep what the gap takes (a line, one statement, a few lines);
+7. ``fit_call_arguments``: drop the arguments a call to a workspace function cannot take
    (``daemon.answers.gap.calls``; only with the signatures of the snippets in the prompt);
-7. ``keep_parseable``: keep the longest leading run of lines that verifies in the document.
+8. ``drop_extra_closers``: drop closing brackets the code after the cursor closes itself
+   (``daemon.answers.gap.endings``);
+9. ``drop_stray_comma``: drop a comma the answer ends with where the code below does not go
+   on with a list (or, in Python, where it makes a statement's value a tuple);
+10. ``keep_parseable``: keep the longest leading run of lines that verifies in the document.
 
-``gap_until`` gives the engine the cuts of rules 1-3 and 5 as an ``until``, so that generation
-stops where the trim would cut instead of writing lines that are thrown away.
+``RULES_VERSION`` is part of a completion's cache key: bump it when a rule changes what it
+keeps, so that answers trimmed by the old rules expire.
+
+``gap_until`` gives the engine the cuts of rules 1, 3, 4 and 6 as an ``until``, so that
+generation stops where the trim would cut instead of writing lines that are thrown away.
 """
 
 from __future__ import annotations
@@ -22,6 +31,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from daemon.answers.gap.calls import fit_call_arguments
+from daemon.answers.gap.echo import drop_call_echo
+from daemon.answers.gap.endings import drop_extra_closers, drop_stray_comma
 from daemon.answers.gap.rules import (
     block_exit_cut,
     drop_repeated_runs,
@@ -37,6 +48,8 @@ from daemon.answers.gap.shape import Shape
 from daemon.checks.verify import Verdict
 from daemon.cursor import Cursor
 from daemon.protocol import ContextSnippet
+
+RULES_VERSION = 2
 
 
 @dataclass(frozen=True)
@@ -71,11 +84,13 @@ def trim_to_gap(
     verify: bool = True,
     context: Sequence[ContextSnippet] = (),
 ) -> Trimmed:
-    """The answer cut and fitted to the gap at ``cursor``; with ``verify``, also kept to the
-    lines that verify in the document (``keep_parseable``). ``context``: the snippets of other
-    files the prompt showed, whose signatures calls in the answer are fitted to."""
-    steps = (
+    """The answer cut and fitted to the gap at ``cursor``; with ``verify``, also its ending
+    mended and the answer kept to the lines that verify in the document (rules 8-10, which
+    parse the document). ``context``: the snippets of other files the prompt showed, whose
+    signatures calls in the answer are fitted to."""
+    steps = [
         ("fit_indentation", lambda text: fit_indentation(text, shape, language)),
+        ("drop_call_echo", lambda text: drop_call_echo(text, cursor.before)),
         ("drop_suffix_repeats", lambda text: drop_suffix_repeats(text, cursor)),
         ("stop_at_block_exit", lambda text: stop_at_block_exit(text, shape, language)),
         ("drop_repeated_runs", lambda text: drop_repeated_runs(text, cursor.before)),
@@ -84,7 +99,12 @@ def trim_to_gap(
             "fit_call_arguments",
             lambda text: fit_call_arguments(text, cursor, context, language),
         ),
-    )
+    ]
+    if verify:  # the rules a parser judges, as keep_parseable: not for a preview
+        steps += [
+            ("drop_extra_closers", lambda text: drop_extra_closers(text, cursor, language)),
+            ("drop_stray_comma", lambda text: drop_stray_comma(text, cursor, language)),
+        ]
     fired: list[str] = []
     text = answer
     for name, rule in steps:

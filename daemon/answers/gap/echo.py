@@ -1,0 +1,73 @@
+"""An answer that writes again the call the cursor is in: ``raise TemplateNotFound(`` answered
+``TemplateNotFound(template))``.
+
+A code model shown the callee's definition (a workspace snippet) copies its name; in one of
+every few dozen completions at ``name(`` it starts by writing ``name(`` again, and the line
+becomes ``name(name(template))``. Programmers almost never nest a call in a call of the same
+name: in the bare-name calls of this project's installed packages, about 2 in 10,000. So the
+echo and the bracket that closes it are dropped: ``template)``.
+
+Only an answer whose first characters repeat the text right before the cursor, from a name's
+start up to its opening bracket, is changed, and only when the bracket the echo opened is
+closed on the answer's first line.
+"""
+
+from __future__ import annotations
+
+import re
+
+# The text before the cursor ends with a call's opening bracket: the callee's name (an
+# attribute's, after a dot, counts too) and what precedes it on the line.
+_CALL_END = re.compile(r"(?<![\w.])(?:await\s+)?(?:\w+\.)*\w+\($")
+_QUOTES = "\"'`"
+
+
+def _is_word(char: str) -> bool:
+    return char.isalnum() or char == "_"
+
+
+def _closer(text: str) -> int | None:
+    """The index in ``text`` of the bracket that closes one already open before it, skipping
+    string literals; None when the first line does not close it."""
+    depth = 1
+    index = 0
+    while index < len(text):
+        char = text[index]
+        if char == "\n":
+            return None
+        if char in _QUOTES:
+            end = index + 1
+            while end < len(text) and text[end] not in (char, "\n"):
+                end += 2 if text[end] == "\\" else 1
+            index = end + 1
+            continue
+        if char in "([{":
+            depth += 1
+        elif char in ")]}":
+            depth -= 1
+            if depth == 0:
+                return index
+        index += 1
+    return None
+
+
+def drop_call_echo(answer: str, before: str) -> str:
+    """The answer without a repeat of the call the cursor is in (``before`` is the cursor's
+    line up to the cursor) and without the bracket that closes the repeat."""
+    found = _CALL_END.search(before)
+    if found is None:
+        return answer
+    call = found.group()
+    # The longest tail of the typed call that the answer starts with, from a name's start.
+    for start in range(len(call) - 1):
+        echo = call[start:]
+        at_name = echo[0].isalpha() or echo[0] == "_"
+        if at_name and (start == 0 or not _is_word(call[start - 1])) and answer.startswith(echo):
+            break
+    else:
+        return answer
+    rest = answer[len(echo) :]
+    close = _closer(rest)
+    if close is None:
+        return answer
+    return rest[:close] + rest[close + 1 :]
