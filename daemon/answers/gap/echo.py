@@ -1,8 +1,8 @@
 """An answer that writes again the call the cursor is in: ``raise TemplateNotFound(`` answered
 ``TemplateNotFound(template))``.
 
-A code model shown the callee's definition (a workspace snippet) copies its name; in one of
-every few dozen completions at ``name(`` it starts by writing ``name(`` again, and the line
+A small code model, more so when shown the callee's definition (a workspace snippet), starts
+a few of every hundred completions at ``name(`` by writing ``name(`` again, and the line
 becomes ``name(name(template))``. Programmers almost never nest a call in a call of the same
 name: in the bare-name calls of this project's installed packages, about 2 in 10,000. So the
 echo and the bracket that closes it are dropped: ``template)``.
