@@ -25,7 +25,7 @@ from daemon.cursor import Cursor
     ],
 )
 def test_drop_call_echo(before, answer, expected):
-    assert drop_call_echo(answer, before) == expected
+    assert drop_call_echo(answer, before, "python") == expected
 
 
 @pytest.mark.parametrize(
@@ -42,7 +42,7 @@ def test_drop_call_echo(before, answer, expected):
     ],
 )
 def test_answers_left_as_written(before, answer):
-    assert drop_call_echo(answer, before) == answer
+    assert drop_call_echo(answer, before, "python") == answer
 
 
 def test_trim_to_gap_names_the_rule():

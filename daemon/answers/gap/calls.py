@@ -196,9 +196,11 @@ def open_call(before: str) -> tuple[str, str] | None:
     """The call the cursor is inside, as (the callee's name, the arguments typed so far), when
     the innermost open bracket before the cursor is a call of a bare name."""
     scanned = _open_stack(before)
-    if scanned is None or not scanned[2]:
+    if scanned is None:
         return None
     text, tokens, stack = scanned
+    if not stack:
+        return None
     starts = _offsets(text)
     index = stack[-1]
     bracket = tokens[index]

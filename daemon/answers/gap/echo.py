@@ -16,42 +16,25 @@ from __future__ import annotations
 
 import re
 
+from daemon.answers.gap.shape import bracket_depths
+
 # The text before the cursor ends with a call's opening bracket: the callee's name (an
 # attribute's, after a dot, counts too) and what precedes it on the line.
 _CALL_END = re.compile(r"(?<![\w.])(?:await\s+)?(?:\w+\.)*\w+\($")
-_QUOTES = "\"'`"
 
 
 def _is_word(char: str) -> bool:
     return char.isalnum() or char == "_"
 
 
-def _closer(text: str) -> int | None:
-    """The index in ``text`` of the bracket that closes one already open before it, skipping
-    string literals; None when the first line does not close it."""
-    depth = 1
-    index = 0
-    while index < len(text):
-        char = text[index]
-        if char == "\n":
-            return None
-        if char in _QUOTES:
-            end = index + 1
-            while end < len(text) and text[end] not in (char, "\n"):
-                end += 2 if text[end] == "\\" else 1
-            index = end + 1
-            continue
-        if char in "([{":
-            depth += 1
-        elif char in ")]}":
-            depth -= 1
-            if depth == 0:
-                return index
-        index += 1
-    return None
+def _closer(text: str, language: str | None) -> int | None:
+    """The index in ``text`` of the bracket that closes one already open before it, on its
+    first line (skipping string literals and a comment); None when that line does not."""
+    first = text.split("\n", 1)[0]
+    return next((index for index, depth in bracket_depths(first, language) if depth < 0), None)
 
 
-def drop_call_echo(answer: str, before: str) -> str:
+def drop_call_echo(answer: str, before: str, language: str | None) -> str:
     """The answer without a repeat of the call the cursor is in (``before`` is the cursor's
     line up to the cursor) and without the bracket that closes the repeat."""
     found = _CALL_END.search(before)
@@ -67,7 +50,7 @@ def drop_call_echo(answer: str, before: str) -> str:
     else:
         return answer
     rest = answer[len(echo) :]
-    close = _closer(rest)
+    close = _closer(rest, language)
     if close is None:
         return answer
     return rest[:close] + rest[close + 1 :]

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
+from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Literal
 
@@ -90,17 +91,17 @@ def comment_mark(language: str | None) -> str:
     return "#" if language in (None, "python", "shellscript", "ruby", "toml", "yaml") else "//"
 
 
-def brackets(line: str, language: str | None) -> tuple[int, int]:
-    """(net change of bracket depth over ``line``, lowest depth reached relative to its start),
-    skipping string literals and a trailing comment."""
+def bracket_depths(line: str, language: str | None) -> Iterator[tuple[int, int]]:
+    """(index, depth after it) of each bracket in ``line``, the depth counted from the line's
+    start, skipping string literals and a trailing comment."""
     quotes = '"' if language == "rust" else "\"'`"
     comment = comment_mark(language)
-    depth = low = 0
+    depth = 0
     index = 0
     while index < len(line):
         char = line[index]
         if line.startswith(comment, index):
-            break
+            return
         if char in quotes:
             end = index + 1
             while end < len(line) and line[end] != char:
@@ -109,10 +110,19 @@ def brackets(line: str, language: str | None) -> tuple[int, int]:
             continue
         if char in _OPENERS:
             depth += 1
+            yield index, depth
         elif char in _CLOSERS:
             depth -= 1
-            low = min(low, depth)
+            yield index, depth
         index += 1
+
+
+def brackets(line: str, language: str | None) -> tuple[int, int]:
+    """(net change of bracket depth over ``line``, lowest depth reached relative to its start),
+    skipping string literals and a trailing comment."""
+    depth = low = 0
+    for _, depth in bracket_depths(line, language):
+        low = min(low, depth)
     return depth, low
 
 

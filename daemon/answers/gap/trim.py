@@ -90,7 +90,7 @@ def trim_to_gap(
     signatures calls in the answer are fitted to."""
     steps = [
         ("fit_indentation", lambda text: fit_indentation(text, shape, language)),
-        ("drop_call_echo", lambda text: drop_call_echo(text, cursor.before)),
+        ("drop_call_echo", lambda text: drop_call_echo(text, cursor.before, language)),
         ("drop_suffix_repeats", lambda text: drop_suffix_repeats(text, cursor)),
         ("stop_at_block_exit", lambda text: stop_at_block_exit(text, shape, language)),
         ("drop_repeated_runs", lambda text: drop_repeated_runs(text, cursor.before)),
