@@ -487,7 +487,12 @@ class CompletionPipeline:
             yield c.stage("skeleton", skeleton)
         if postprocess:
             # Calls to the workspace's functions are fitted to the signatures the prompt showed.
-            fit = partial(trim_to_gap, context=c.prompt.context.snippets)
+            profile = c.req.profile
+            fit = partial(
+                trim_to_gap,
+                context=c.prompt.context.snippets,
+                line_length=profile.style.line_length if profile else None,
+            )
             trimmed: Trimmed = await asyncio.to_thread(fit, answer, c.cursor, c.language, shape)
         else:
             trimmed = await asyncio.to_thread(_as_written, answer, c.cursor, c.language, shape)

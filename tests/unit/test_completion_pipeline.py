@@ -21,6 +21,7 @@ from daemon.protocol import (
     FeedbackRequest,
     StageEvent,
     StartEvent,
+    Style,
     TokenEvent,
     WorkspaceProfile,
 )
@@ -351,6 +352,17 @@ async def test_a_line_inside_brackets_the_code_below_goes_on_with_is_one_line():
     events = await collect(await pipeline(backend).start(req, "alice"))
     assert backend.runs[0].stops == ("\n",)
     assert events[-1].text == "item)" and events[-1].verified
+
+
+async def test_a_call_laid_out_one_argument_per_line_is_joined_within_the_line_length():
+    """The workspace's line length decides whether the call goes onto the cursor's line."""
+    text = "def f(ctx):\n    echo(\n"
+    answer = "\n        ctx.get_help(),\n        color=ctx.color,\n    )"
+    for line_length, shown in ((88, "ctx.get_help(), color=ctx.color)"), (40, answer)):
+        profile = WorkspaceProfile(language="python", style=Style(line_length=line_length))
+        req = CompleteRequest(text=text, line=1, column=9, profile=profile)
+        events = await collect(await pipeline(ScriptedBackend(in_turn(answer))).start(req, "a"))
+        assert events[-1].text == shown and events[-1].verified
 
 
 async def test_the_rules_version_is_part_of_the_cache_key(monkeypatch):

@@ -4,6 +4,7 @@ an answer to it (see ``trim`` for their order)."""
 from daemon.answers.gap.calls import Signature, fit_call_arguments, signatures
 from daemon.answers.gap.echo import drop_call_echo
 from daemon.answers.gap.endings import drop_extra_closers, drop_stray_comma
+from daemon.answers.gap.join import join_exploded_call
 from daemon.answers.gap.rules import (
     Parsed,
     drop_repeated_runs,
@@ -41,6 +42,7 @@ __all__ = [
     "fit_indentation",
     "gap_shape",
     "gap_until",
+    "join_exploded_call",
     "keep_parseable",
     "signatures",
     "stop_at_block_exit",

@@ -2,26 +2,29 @@
 
 ``trim_to_gap`` applies the rules of ``daemon.answers.gap.rules`` in this order:
 
-1. ``fit_indentation``: the answer's lines move to the block at the cursor first, so that the
+1. ``join_exploded_call``: a call the answer writes one argument per line, after the opening
+   bracket the cursor follows, joined onto the cursor's line when it fits
+   (``daemon.answers.gap.join``);
+2. ``fit_indentation``: the answer's lines move to the block at the cursor, so that the
    rules after it judge indentation as the answer will stand in the file;
-2. ``drop_call_echo``: drop a repeat of the call the cursor is in (``name(`` answered
+3. ``drop_call_echo``: drop a repeat of the call the cursor is in (``name(`` answered
    ``name(...)``; ``daemon.answers.gap.echo``);
-3. ``drop_suffix_repeats``: cut where the model writes the code below the cursor again;
-4. ``stop_at_block_exit``: cut before a line that leaves the cursor's block;
-5. ``drop_repeated_runs``: drop lines the model repeated in a loop;
-6. ``stop_at_shape``: keep what the gap takes (a line, one statement, a few lines);
-7. ``fit_call_arguments``: drop the arguments a call to a workspace function cannot take
+4. ``drop_suffix_repeats``: cut where the model writes the code below the cursor again;
+5. ``stop_at_block_exit``: cut before a line that leaves the cursor's block;
+6. ``drop_repeated_runs``: drop lines the model repeated in a loop;
+7. ``stop_at_shape``: keep what the gap takes (a line, one statement, a few lines);
+8. ``fit_call_arguments``: drop the arguments a call to a workspace function cannot take
    (``daemon.answers.gap.calls``; only with the signatures of the snippets in the prompt);
-8. ``drop_extra_closers``: drop closing brackets the code after the cursor closes itself
+9. ``drop_extra_closers``: drop closing brackets the code after the cursor closes itself
    (``daemon.answers.gap.endings``);
-9. ``drop_stray_comma``: drop a comma the answer ends with where the code below does not go
+10. ``drop_stray_comma``: drop a comma the answer ends with where the code below does not go
    on with a list (or, in Python, where it makes a statement's value a tuple);
-10. ``keep_parseable``: keep the longest leading run of lines that verifies in the document.
+11. ``keep_parseable``: keep the longest leading run of lines that verifies in the document.
 
 ``RULES_VERSION`` is part of a completion's cache key: bump it when a rule changes what it
 keeps, so that answers trimmed by the old rules expire.
 
-``gap_until`` gives the engine the cuts of rules 1, 3, 4 and 6 as an ``until``, so that
+``gap_until`` gives the engine the cuts of rules 2, 4, 5 and 7 as an ``until``, so that
 generation stops where the trim would cut instead of writing lines that are thrown away.
 """
 
@@ -33,6 +36,7 @@ from dataclasses import dataclass
 from daemon.answers.gap.calls import fit_call_arguments
 from daemon.answers.gap.echo import drop_call_echo
 from daemon.answers.gap.endings import drop_extra_closers, drop_stray_comma
+from daemon.answers.gap.join import join_exploded_call
 from daemon.answers.gap.rules import (
     block_exit_cut,
     drop_repeated_runs,
@@ -49,7 +53,7 @@ from daemon.checks.verify import Verdict
 from daemon.cursor import Cursor
 from daemon.protocol import ContextSnippet
 
-RULES_VERSION = 2
+RULES_VERSION = 3
 
 
 @dataclass(frozen=True)
@@ -83,12 +87,18 @@ def trim_to_gap(
     *,
     verify: bool = True,
     context: Sequence[ContextSnippet] = (),
+    line_length: int | None = None,
 ) -> Trimmed:
     """The answer cut and fitted to the gap at ``cursor``; with ``verify``, also its ending
-    mended and the answer kept to the lines that verify in the document (rules 8-10, which
+    mended and the answer kept to the lines that verify in the document (rules 9-11, which
     parse the document). ``context``: the snippets of other files the prompt showed, whose
-    signatures calls in the answer are fitted to."""
+    signatures calls in the answer are fitted to; ``line_length``: the workspace's, for a call
+    joined onto the cursor's line."""
     steps = [
+        (
+            "join_exploded_call",
+            lambda text: join_exploded_call(text, cursor, language, line_length),
+        ),
         ("fit_indentation", lambda text: fit_indentation(text, shape, language)),
         ("drop_call_echo", lambda text: drop_call_echo(text, cursor.before, language)),
         ("drop_suffix_repeats", lambda text: drop_suffix_repeats(text, cursor)),
