@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import re
 
-from daemon.answers.gap.shape import bracket_depths
+from daemon.answers.gap.shape import first_closer
 
 # The text before the cursor ends with a call's opening bracket: the callee's name (an
 # attribute's, after a dot, counts too) and what precedes it on the line.
@@ -25,13 +25,6 @@ _CALL_END = re.compile(r"(?<![\w.])(?:await\s+)?(?:\w+\.)*\w+\($")
 
 def _is_word(char: str) -> bool:
     return char.isalnum() or char == "_"
-
-
-def _closer(text: str, language: str | None) -> int | None:
-    """The index in ``text`` of the bracket that closes one already open before it, on its
-    first line (skipping string literals and a comment); None when that line does not."""
-    first = text.split("\n", 1)[0]
-    return next((index for index, depth in bracket_depths(first, language) if depth < 0), None)
 
 
 def drop_call_echo(answer: str, before: str, language: str | None) -> str:
@@ -50,7 +43,7 @@ def drop_call_echo(answer: str, before: str, language: str | None) -> str:
     else:
         return answer
     rest = answer[len(echo) :]
-    close = _closer(rest, language)
+    close = first_closer(rest.split("\n", 1)[0], language)
     if close is None:
         return answer
     return rest[:close] + rest[close + 1 :]

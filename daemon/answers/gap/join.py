@@ -17,15 +17,13 @@ continuation in the part to join is left as written.
 
 from __future__ import annotations
 
-from daemon.answers.gap.shape import bracket_depths, brackets
+from daemon.answers.gap.shape import CLOSERS, OPENERS, bracket_depths, brackets, first_closer
 from daemon.cursor import Cursor
 
 # Black's and ruff's default line length, for a workspace that does not say.
 DEFAULT_LINE_LENGTH = 88
 # Lines of the answer searched for the bracket that closes the cursor's.
 MAX_JOINED_LINES = 12
-_OPENERS = "([{"
-_CLOSERS = ")]}"
 
 
 def join_exploded_call(
@@ -72,7 +70,7 @@ def _join(pieces: list[str]) -> str:
     for piece in pieces:
         if not piece:
             continue
-        if not joined or joined[-1] in _OPENERS or piece[0] in _CLOSERS:
+        if not joined or joined[-1] in OPENERS or piece[0] in CLOSERS:
             joined += piece
         else:
             joined += " " + piece
@@ -82,7 +80,7 @@ def _join(pieces: list[str]) -> str:
 def _without_final_comma(joined: str, typed: str, language: str) -> str:
     """``joined`` without a comma right before the bracket that closes the cursor's, unless
     that bracket is a bare parenthesis, where the comma may make a one-element tuple."""
-    close = next((index for index, depth in bracket_depths(joined, language) if depth < 0), None)
+    close = first_closer(joined, language)
     if close is None:
         return joined
     head = joined[:close].rstrip()
@@ -102,6 +100,6 @@ def _innermost_opener(typed: str, language: str) -> int | None:
     found: int | None = None
     final = brackets(typed, language)[0]
     for index, depth in bracket_depths(typed, language):
-        if depth == final and typed[index] in _OPENERS:
+        if depth == final and typed[index] in OPENERS:
             found = index
     return found

@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from daemon.answers.gap.shape import Shape, brackets, comment_mark, opens_block
+from daemon.answers.gap.shape import CLOSERS, Shape, brackets, comment_mark, opens_block
 from daemon.checks.syntax import check_syntax
 from daemon.checks.verify import Verdict, can_verify, verify_insertion
 from daemon.cursor import Cursor
@@ -23,7 +23,6 @@ from daemon.indentation import indent_of, width
 SUFFIX_LOOKAHEAD = 8
 # Longest group of lines whose immediate repetition is dropped.
 REPEATED_GROUP = 4
-_CLOSERS = ")]}"
 _PY_OPENER = re.compile(r":\s*(#.*)?$")
 # A line at a compound statement's indentation that continues it (Python and brace languages).
 _CONTINUES = re.compile(r"^(elif\b|else\b|except\b|finally\b|catch\b|case\b|\}\s*(else|catch)\b)")
@@ -81,7 +80,7 @@ def _target_width(have: int, shape: Shape, first: str, language: str | None) -> 
     if shape.kind == "statement":
         low = high  # any other statement sits in the block
     code = first.strip()
-    closes = bool(code) and (code[0] in _CLOSERS or bool(_CONTINUES.match(code)))
+    closes = bool(code) and (code[0] in CLOSERS or bool(_CONTINUES.match(code)))
     if closes:
         low = max(0, min(low, high - step))  # it closes or continues the enclosing statement
     if have > high or (have == 0 and not (closes and low == 0)):

@@ -29,8 +29,8 @@ from daemon.indentation import indent_of, width
 ShapeKind = Literal["line", "statement", "lines"]
 
 _DEFAULT_UNIT = "    "
-_OPENERS = "([{"
-_CLOSERS = ")]}"
+OPENERS = "([{"
+CLOSERS = ")]}"
 # A Python line that opens a block: it ends with a colon (a comment may follow).
 _PY_OPENER = re.compile(r":\s*(#.*)?$")
 # Any language: a line that ends with an opening bracket (a comment may follow).
@@ -108,13 +108,19 @@ def bracket_depths(line: str, language: str | None) -> Iterator[tuple[int, int]]
                 end += 2 if line[end] == "\\" else 1
             index = end + 1
             continue
-        if char in _OPENERS:
+        if char in OPENERS:
             depth += 1
             yield index, depth
-        elif char in _CLOSERS:
+        elif char in CLOSERS:
             depth -= 1
             yield index, depth
         index += 1
+
+
+def first_closer(line: str, language: str | None) -> int | None:
+    """The index in ``line`` of the first closing bracket that closes one opened before the
+    line (skipping string literals and a trailing comment); None when none does."""
+    return next((index for index, depth in bracket_depths(line, language) if depth < 0), None)
 
 
 def brackets(line: str, language: str | None) -> tuple[int, int]:
@@ -153,7 +159,7 @@ def _goes_on_below(cursor: Cursor, following: str, language: str | None) -> bool
     opened = open_brackets(cursor.prefix)
     if opened is None or opened[0] == 0:
         return False
-    if following.strip()[0] in _CLOSERS:
+    if following.strip()[0] in CLOSERS:
         return True
     return opened[1] > 0 and width(indent_of(following)) >= width(indent_of(cursor.line_text))
 
