@@ -57,10 +57,11 @@ def _closing_line(lines: list[str], language: str) -> int | None:
     when the first line closes it (nothing to join) or none of ``lines`` does."""
     depth = 0
     for index, line in enumerate(lines):
+        inner = 0  # the depth after the line's last bracket, counted from its start
         for _, inner in bracket_depths(line, language):
             if depth + inner < 0:
                 return index or None
-        depth += brackets(line, language)[0]
+        depth += inner
     return None
 
 
@@ -97,9 +98,10 @@ def _without_final_comma(joined: str, typed: str, language: str) -> str:
 
 def _innermost_opener(typed: str, language: str) -> int | None:
     """The index in ``typed`` of the innermost bracket still open at its end."""
+    scanned = list(bracket_depths(typed, language))
+    final = scanned[-1][1] if scanned else 0
     found: int | None = None
-    final = brackets(typed, language)[0]
-    for index, depth in bracket_depths(typed, language):
+    for index, depth in scanned:
         if depth == final and typed[index] in OPENERS:
             found = index
     return found
