@@ -253,12 +253,19 @@ class RepairStep(BaseModel):
 
 
 class Alternative(BaseModel):
-    """Fix: a second repair, as likely as the first but meaning something else."""
+    """Fix: a second repair, as likely as the first but meaning something else. Complete:
+    another candidate the model wrote from the same prompt, to cycle to."""
 
     text: str
-    diff: str
-    rule: str
+    diff: str | None = None  # fix
+    rule: str | None = None  # fix
     score: float | None = None
+    confidence: float | None = Field(
+        None, description="Complete: the model's probability of the candidate's first line."
+    )
+    faults: list[str] = Field(
+        default_factory=list, description="Complete: the workspace checks the candidate failed."
+    )
 
 
 class DoneEvent(BaseModel):
@@ -289,7 +296,16 @@ class DoneEvent(BaseModel):
     alternatives: list[Alternative] = Field(
         default_factory=list,
         description="Fix: other repairs too close to the chosen one to tell apart; when there "
-        "are any, the fix is a question for the user and is not written or cached.",
+        "are any, the fix is a question for the user and is not written or cached. Complete: "
+        "the other candidates, best first.",
+    )
+    confidence: float | None = Field(
+        None, description="Complete: the model's probability of the answer's first line."
+    )
+    withheld: str | None = Field(
+        None,
+        description="Complete: the answer the confidence gate held back (``text`` is then "
+        "empty): the model's confidence in it was below the threshold.",
     )
     unrepaired: DiagnosticInfo | None = Field(
         None, description="Fix: the first error no candidate repaired, when some were."

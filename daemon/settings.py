@@ -27,6 +27,10 @@ from pydantic_settings import (
 from models.catalog import DEFAULT_MODEL, UnknownModel, find_model
 
 DEFAULT_PORT = 8765
+# The default of `min_confidence`, chosen from the real-code benchmark's curve (README).
+MIN_CONFIDENCE = 0.05
+# The default of `candidates_cost_limit` (daemon.engine.worker measures the cost at start).
+FORK_COST_LIMIT = 1.5
 
 
 def default_cache_dir() -> Path:
@@ -215,6 +219,29 @@ class Settings(BaseSettings):
         True,
         description="Trim each answer to the gap at the cursor: no repeats of the code below, "
         "no lines outside the block, the block's indentation.",
+    )
+    candidates: int = Field(
+        3,
+        ge=1,
+        le=8,
+        description="Fast-path completions: continuations decoded together from the one "
+        "prompt, each from another of the most likely first tokens; the best is shown, the "
+        "others are alternatives to cycle to.",
+    )
+    candidates_cost_limit: float = Field(
+        FORK_COST_LIMIT,
+        ge=0.0,
+        description="Decode the candidates only where a step of three sequences costs at most "
+        "this many steps of one (measured at start: about 1 on a GPU, about 3 on a CPU of few "
+        "cores, where they would make every answer wait); 0 decodes them wherever there is room.",
+    )
+    min_confidence: float = Field(
+        MIN_CONFIDENCE,
+        ge=0.0,
+        le=1.0,
+        description="Fast-path completions: an answer whose first line the model gives less "
+        "than this probability is held back (no suggestion rather than a wrong one); 0 shows "
+        "every answer. Moves per user with their acceptances.",
     )
 
     # The result cache.

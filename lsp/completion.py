@@ -88,6 +88,12 @@ class Answer:
     position: types.Position  # the cursor
     typed: str  # the word before the cursor
     word_start: types.Position  # where that word starts
+    alternatives: tuple[str, ...] = ()  # the daemon's other candidates, best first
+
+    @property
+    def texts(self) -> tuple[str, ...]:
+        """The answer, then each alternative."""
+        return (self.text, *self.alternatives)
 
 
 @dataclass(frozen=True)
@@ -236,7 +242,8 @@ async def _ask(
                     return None
                 shown = Shown.at(request_id, lines.text, offset, event.text)
                 state.answered(uri, shown, profile.language if profile else None)
-                return _answer(request_id, event.text, lines, line, column)
+                others = tuple(a.text for a in event.alternatives if a.text.strip())
+                return _answer(request_id, event.text, lines, line, column, others)
     except DaemonError as exc:
         log.warning("completion failed: %s", exc)
     return None
@@ -267,7 +274,14 @@ async def _context(
     return snippets, root.name
 
 
-def _answer(request_id: str, text: str, lines: DocumentLines, line: int, column: int) -> Answer:
+def _answer(
+    request_id: str,
+    text: str,
+    lines: DocumentLines,
+    line: int,
+    column: int,
+    alternatives: tuple[str, ...] = (),
+) -> Answer:
     before = lines.line(line)[max(0, column - _WORD_CHARS) : column]
     word = _WORD_BEFORE.search(before)
     typed = word.group(0) if word else ""
@@ -277,6 +291,7 @@ def _answer(request_id: str, text: str, lines: DocumentLines, line: int, column:
         position=lines.to_client(line, column),
         typed=typed,
         word_start=lines.to_client(line, column - len(typed)),
+        alternatives=alternatives,
     )
 
 
@@ -288,25 +303,40 @@ def feedback_command(answer: Answer) -> types.Command:
     )
 
 
-def completion_item(answer: Answer) -> types.CompletionItem:
-    """One item for the answer. Clients filter items by the word before the cursor: the item
-    replaces that word with itself plus the answer, so it survives the filter."""
+def completion_items(answer: Answer) -> list[types.CompletionItem]:
+    """An item for the answer and one for each alternative, in that order. Clients filter
+    items by the word before the cursor: each item replaces that word with itself plus its
+    text, so it survives the filter."""
     typed = answer.typed
-    first_line = answer.text.split("\n", 1)[0]
-    return types.CompletionItem(
-        label=(typed + first_line).strip() or answer.text.strip()[:60],
-        kind=types.CompletionItemKind.Snippet,
-        detail="assist",
-        documentation=types.MarkupContent(kind=types.MarkupKind.PlainText, value=answer.text),
-        filter_text=typed + answer.text,
-        sort_text="0",
-        insert_text_format=types.InsertTextFormat.PlainText,
-        text_edit=types.TextEdit(
-            range=types.Range(start=answer.word_start, end=answer.position),
-            new_text=typed + answer.text,
-        ),
-        command=feedback_command(answer),
-    )
+    items = []
+    for rank, text in enumerate(answer.texts):
+        first_line = text.split("\n", 1)[0]
+        items.append(
+            types.CompletionItem(
+                label=(typed + first_line).strip() or text.strip()[:60],
+                kind=types.CompletionItemKind.Snippet,
+                detail="assist" if rank == 0 else f"assist (alternative {rank})",
+                documentation=types.MarkupContent(kind=types.MarkupKind.PlainText, value=text),
+                filter_text=typed + text,
+                sort_text=str(rank),
+                insert_text_format=types.InsertTextFormat.PlainText,
+                text_edit=types.TextEdit(
+                    range=types.Range(start=answer.word_start, end=answer.position),
+                    new_text=typed + text,
+                ),
+                command=feedback_command(answer),
+            )
+        )
+    return items
+
+
+def inline_items(answer: Answer) -> list[types.InlineCompletionItem]:
+    """The answer, then each alternative: VS Code cycles them (Alt+]), as does Neovim."""
+    place = types.Range(start=answer.position, end=answer.position)
+    return [
+        types.InlineCompletionItem(insert_text=text, range=place, command=feedback_command(answer))
+        for text in answer.texts
+    ]
 
 
 def register(server: AssistServer, state: CompletionState) -> None:
@@ -322,12 +352,7 @@ def register(server: AssistServer, state: CompletionState) -> None:
         answer = await ask(ls, state, params.text_document.uri, params.position)
         if answer is None:
             return types.InlineCompletionList(items=[])
-        item = types.InlineCompletionItem(
-            insert_text=answer.text,
-            range=types.Range(start=answer.position, end=answer.position),
-            command=feedback_command(answer),
-        )
-        return types.InlineCompletionList(items=[item])
+        return types.InlineCompletionList(items=inline_items(answer))
 
     @server.feature(
         types.TEXT_DOCUMENT_COMPLETION,
@@ -341,7 +366,7 @@ def register(server: AssistServer, state: CompletionState) -> None:
         answer = await ask(ls, state, params.text_document.uri, params.position)
         if answer is None:
             return types.CompletionList(is_incomplete=True, items=[])
-        return types.CompletionList(is_incomplete=True, items=[completion_item(answer)])
+        return types.CompletionList(is_incomplete=True, items=completion_items(answer))
 
     @server.feature(types.TEXT_DOCUMENT_DID_CLOSE)
     def closed(ls: AssistServer, params: types.DidCloseTextDocumentParams) -> None:

@@ -91,7 +91,7 @@ async def run_fix(ls: AssistServer, uri: str, progress: str | None = None) -> Fi
         for alternative in done.alternatives:
             other = _whole_document_edit(document, uri, version, alternative.text)
             if other is not None:
-                others.append((alternative.rule, other))
+                others.append((alternative.rule or "repair", other))
         chosen = done.repairs[-1].rule if done.repairs else "repair"
         message = (
             f"{name}: two repairs are about as likely ({chosen}, {others[0][0] if others else ''})"

@@ -39,6 +39,15 @@ from daemon.answers.blocks import (
     lead_in,
     steering_comment,
 )
+from daemon.answers.candidates import (
+    Candidate,
+    candidate,
+    held_back,
+    ranked,
+    threshold_for,
+    with_new_names,
+    withheld_reason,
+)
 from daemon.answers.comments import comment_tokens
 from daemon.answers.feedback import WINDOW as FEEDBACK_WINDOW
 from daemon.answers.feedback import FeedbackBook, RecentAnswer
@@ -65,7 +74,7 @@ from daemon.answers.warm import WindowWarmer
 from daemon.checks.formatting import format_code
 from daemon.checks.verify import Verdict, verify_insertion
 from daemon.cursor import Cursor, PositionError
-from daemon.engine.jobs import Until
+from daemon.engine.jobs import Continuation, Until
 from daemon.engine.scheduler import Admission, Priority
 from daemon.engine.speed import Speed
 from daemon.errors import AssistError, InvalidPosition
@@ -84,6 +93,7 @@ from daemon.prompt.build import BuiltPrompt, build_prompt
 from daemon.prompt.context import PromptContext
 from daemon.prompt.header import render_header
 from daemon.protocol import (
+    Alternative,
     CompleteRequest,
     DoneEvent,
     FeedbackRequest,
@@ -429,12 +439,34 @@ class CompletionPipeline:
     ) -> AsyncGenerator[Any, None]:
         self._remember(c, hit.text)
         yield c.start_event()
-        yield c.stage("final", hit.text)
-        yield _done(c, hit.text, True, hit.finish_reason, hit.tokens, None, True, match)
+        answer = _Answer(hit.text, hit.confidence, [], hit.alternatives)
+        gated = self._gated(
+            c,
+            answer,
+            Verdict(True),
+            None,
+            cached=True,
+            reason=hit.finish_reason,
+            tokens=hit.tokens,
+            cache_match=match,
+        )
+        async for event in gated:
+            yield event
 
-    async def _keep(self, c: Completion, text: str, result: JobResult, tokens: int) -> None:
+    async def _keep(
+        self,
+        c: Completion,
+        text: str,
+        result: JobResult,
+        tokens: int,
+        answer: _Answer | None = None,
+    ) -> None:
         """A complete, verified answer: into the cache, the typing index and the book."""
-        await self.backend.store(c.key, CachedResult(text, result.reason, tokens, c.language))
+        kept = CachedResult(text, result.reason, tokens, c.language)
+        if answer is not None:
+            others = tuple(each.text for each in answer.listed())
+            kept = replace(kept, confidence=answer.confidence, alternatives=others)
+        await self.backend.store(c.key, kept)
         self.typing.remember(c.typing_key, c.prefix, text, result.reason, tokens)
         self._remember(c, text)
 
@@ -456,7 +488,12 @@ class CompletionPipeline:
 
     async def _fast(self, c: Completion, admission: Admission) -> AsyncGenerator[Any, None]:
         deadline = c.received + c.route.deadline_ms / 1000
-        limits = budget(c.route.max_tokens, deadline, self.settings.temperature)
+        limits = budget(
+            c.route.max_tokens,
+            deadline,
+            self.settings.temperature,
+            candidates=self.settings.candidates,
+        )
         postprocess = self.settings.postprocess
         # A short block, unless the client set its own token budget.
         shape = replace(c.route.shape, max_lines=None if c.req.max_tokens else FAST_MAX_LINES + 1)
@@ -485,6 +522,7 @@ class CompletionPipeline:
             head = answer.lstrip("\n") if postprocess and shape.on_empty_line else answer
             skeleton = self._first_line(c, head, shape)
             yield c.stage("skeleton", skeleton)
+        fit: Callable[[str, Cursor, str | None, Shape], Trimmed] = _as_written
         if postprocess:
             # Calls to the workspace's functions are fitted to the signatures the prompt showed.
             profile = c.req.profile
@@ -493,24 +531,86 @@ class CompletionPipeline:
                 context=c.prompt.context.snippets,
                 line_length=profile.style.line_length if profile else None,
             )
-            trimmed: Trimmed = await asyncio.to_thread(fit, answer, c.cursor, c.language, shape)
-        else:
-            trimmed = await asyncio.to_thread(_as_written, answer, c.cursor, c.language, shape)
-        if isinstance(until, GapUntil) and until.cut_by and until.cut_by not in trimmed.fired:
-            trimmed = replace(trimmed, fired=(until.cut_by, *trimmed.fired))
+        own = result.own or Continuation(answer, result.reason, result.tokens)
+        written = [own, *result.alternatives]
+        fitted = []
+        for member, each in enumerate(written):
+            trim = await asyncio.to_thread(fit, each.text, c.cursor, c.language, shape)
+            fitted.append(candidate(member, each, trim))
+        if (
+            isinstance(until, GapUntil)
+            and until.cut_by
+            and until.cut_by not in fitted[0].trimmed.fired
+        ):
+            first = fitted[0]
+            fired = (until.cut_by, *first.trimmed.fired)
+            fitted[0] = replace(first, trimmed=replace(first.trimmed, fired=fired))
+        best = ranked(fitted)
+        if len(best) > 1 and c.language == "python":
+            checked = await asyncio.to_thread(with_new_names, best, c.prefix, c.suffix)
+            best = ranked(checked)
+        chosen = best[0] if best else fitted[0]
+        trimmed = chosen.trimmed
         whole = trimmed.whole or Verdict(True)
-        shown = trimmed.text if postprocess else answer
+        shown = trimmed.text if postprocess else chosen.written
         yield c.stage("logic", shown if whole.ok else skeleton, whole)
         final_verdict = trimmed.verdict or Verdict(True)
         described = trimmed.describe() if postprocess else None
         if described and final_verdict.ok:
             reason = f"{described}; {final_verdict.reason}" if final_verdict.reason else described
             final_verdict = replace(final_verdict, reason=reason)
+        if chosen.member and final_verdict.ok:
+            why = "; ".join(fitted[0].faults) or "its text was empty after trimming"
+            note = f"another candidate: the model's first choice was set aside ({why})"
+            final_verdict = replace(
+                final_verdict,
+                reason=f"{note}; {final_verdict.reason}" if final_verdict.reason else note,
+            )
         final = trimmed.text
-        yield c.stage("final", final, final_verdict)
+        confidence = chosen.confidence if result.own is not None else None
+        others = [each for each in best if each is not chosen]
+        answer_out = _Answer(final, confidence, others)
         if result.complete and final_verdict.ok:
-            await self._keep(c, final, result, result.tokens)
-        yield _done(c, final, False, result.reason, result.tokens, result, final_verdict.ok)
+            await self._keep(c, final, result, result.tokens, answer_out)
+        async for event in self._gated(c, answer_out, final_verdict, result, cached=False):
+            yield event
+
+    async def _gated(
+        self,
+        c: Completion,
+        answer: _Answer,
+        verdict: Verdict,
+        result: JobResult | None,
+        *,
+        cached: bool,
+        reason: str | None = None,
+        tokens: int | None = None,
+        cache_match: Literal["exact", "typed"] | None = None,
+    ) -> AsyncGenerator[Any, None]:
+        """The final stage and the done event, through the confidence gate."""
+        rate, events = self.book.acceptance(c.user)
+        threshold = threshold_for(self.settings.min_confidence, rate, events)
+        withheld: str | None = None
+        text = answer.text
+        if text and verdict.ok and held_back(answer.confidence, threshold):
+            assert answer.confidence is not None
+            withheld, text = text, ""
+            verdict = replace(verdict, reason=withheld_reason(answer.confidence, threshold))
+        yield c.stage("final", text, verdict)
+        done = _done(
+            c,
+            text,
+            cached,
+            reason or (result.reason if result else "stop"),
+            tokens if tokens is not None else (result.tokens if result else 0),
+            result,
+            verdict.ok,
+            cache_match,
+        )
+        done.confidence = answer.confidence
+        done.withheld = withheld
+        done.alternatives = [] if withheld else answer.listed()
+        yield done
 
     def _first_line(self, c: Completion, text: str, shape: Shape) -> str:
         """The skeleton: the answer's first line (trimmed to the gap, without verification)."""
@@ -663,6 +763,25 @@ class CompletionPipeline:
         if logic_result.complete and final_verdict.ok:
             await self._keep(c, final, logic_result, tokens)
         yield _done(c, final, False, logic_result.reason, tokens, logic_result, final_verdict.ok)
+
+
+@dataclass
+class _Answer:
+    """A fast-path answer as the gate sees it: its text, the model's confidence in it, and
+    the other candidates (as ranked, or as texts read back from the cache)."""
+
+    text: str
+    confidence: float | None
+    others: list[Candidate]
+    cached_others: tuple[str, ...] = ()
+
+    def listed(self) -> list[Alternative]:
+        if not self.others:
+            return [Alternative(text=text) for text in self.cached_others]
+        return [
+            Alternative(text=each.text, confidence=each.confidence, faults=list(each.faults))
+            for each in self.others
+        ]
 
 
 def _as_written(answer: str, cursor: Cursor, language: str | None, shape: Shape) -> Trimmed:

@@ -82,6 +82,14 @@ def run_complete(settings: Settings, args: argparse.Namespace) -> int:
         source = "cache" if done.cached else f"{done.route} path, {done.tokens} tokens"
         first = f", first token {t.first_token_ms:.0f} ms" if t.first_token_ms is not None else ""
         checked = "" if done.verified else ", not verified"
+        sure = f", confidence {done.confidence:.0%}" if done.confidence is not None else ""
+        others = f", {len(done.alternatives)} other candidate(s)" if done.alternatives else ""
         print(done.text)
-        print(f"[{source}: {t.total_ms:.0f} ms{first}{checked}]", file=sys.stderr)
+        print(f"[{source}: {t.total_ms:.0f} ms{first}{checked}{sure}{others}]", file=sys.stderr)
+        if done.withheld is not None:
+            print(
+                "[withheld: the model was not sure enough of its answer (min_confidence); "
+                f"it was:]\n{done.withheld}",
+                file=sys.stderr,
+            )
     return EXIT_OK

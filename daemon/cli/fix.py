@@ -123,4 +123,7 @@ def _declined(done: DoneEvent) -> str:
 def _choices(done: DoneEvent) -> list[tuple[str, str]]:
     """(diff, rule) of the chosen repair and of each alternative."""
     first = done.repairs[-1].rule if done.repairs else "repair"
-    return [(done.diff or "", first), *((a.diff, a.rule) for a in done.alternatives)]
+    return [
+        (done.diff or "", first),
+        *((a.diff or "", a.rule or "repair") for a in done.alternatives),
+    ]

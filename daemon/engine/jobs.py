@@ -2,7 +2,10 @@
 user, in the place its request was admitted to) and the events it sends while it runs.
 
 A job generates text after its prompt, or, with a ``Scoring``, scores the end of its tokens
-instead: it ends with the log-probability of each scored token given the tokens before it."""
+instead: it ends with the log-probability of each scored token given the tokens before it.
+A generating job may ask for ``candidates``: other continuations of the same prompt, each from
+another of the most likely first tokens, decoded beside its own (``daemon.engine.fork``); they
+come back in its ``Finished``, and only its own text streams."""
 
 from __future__ import annotations
 
@@ -23,6 +26,16 @@ class Budget:
     top_p: float = 0.95
     seed: int = 0
     banned: tuple[int, ...] = ()  # tokens the job may not generate
+    # Continuations decoded together from the one prompt, the job's own included: the others
+    # start from the next most likely first tokens, greedy after (fewer when the engine has
+    # no room for them).
+    candidates: int = 1
+    logprobs: bool = False  # report each generated token's log-probability
+
+    @property
+    def scored(self) -> bool:
+        """Whether each generated token's log-probability is kept (candidates need them)."""
+        return self.logprobs or self.candidates > 1
 
 
 @dataclass(frozen=True)
@@ -37,6 +50,19 @@ class TokenText:
 
 
 @dataclass(frozen=True)
+class Continuation:
+    """One continuation a job generated: its text, why it ended, and, where the budget asked,
+    the natural-log probability of each token and where in ``text`` each token's text ends
+    (an offset; text held back at the end, a stop string, counts as nothing)."""
+
+    text: str
+    reason: str
+    tokens: int
+    token_logprobs: tuple[float, ...] = ()
+    token_ends: tuple[int, ...] = ()
+
+
+@dataclass(frozen=True)
 class Finished:
     reason: str  # "stop", "length", "scored", "deadline", "cancelled" or "error"
     tokens: int
@@ -44,6 +70,10 @@ class Finished:
     error: str | None = None
     # A scoring job that ended "scored": the natural-log probability of each scored token.
     logprobs: tuple[float, ...] | None = None
+    # A generating job with ``Budget.logprobs``: its own text's tokens, as a Continuation.
+    own: Continuation | None = None
+    # With ``Budget.candidates`` > 1: the other continuations, most likely first token first.
+    alternatives: tuple[Continuation, ...] = ()
 
 
 EngineEvent = PromptEvaluated | TokenText | Finished

@@ -20,6 +20,11 @@ completion that arrives waits for the step under way. When
 every place is taken and a more urgent job waits, the least urgent running job yields its
 place: it goes back to the head of its line and later resumes exactly where it stopped.
 
+A job that asks for candidates forks at its first token (``daemon.engine.fork``): the other
+most likely first tokens each get a sequence of their own, holding a copy of the prompt's KV,
+and are decoded greedily in the same batches; the job ends when all of them have, with them as
+its ``alternatives``. It forks only into places no waiting request needs.
+
 A scoring job (``score``) runs through the same queue and batches: it keeps its slot's prefix
 up to the token before the first scored one, evaluates the rest in chunks with logits for
 every position (``daemon.engine.scoring``), and ends with each scored token's log-probability.
@@ -29,11 +34,12 @@ the sink from the worker thread.
 
 from __future__ import annotations
 
+import copy
 import logging
 import threading
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import llama_cpp
@@ -42,14 +48,17 @@ from llama_cpp import _internals
 
 from daemon.engine.answer_text import AnswerText
 from daemon.engine.batch import TokenBatch
+from daemon.engine.fork import Fork, first_tokens, log_softmax_of, same_path
 from daemon.engine.front import QueueFront
 from daemon.engine.jobs import (
     Budget,
+    Continuation,
     Finished,
     Job,
     PromptEvaluated,
     Scoring,
     Sink,
+    Until,
 )
 from daemon.engine.kv_splice import UnsplicableState, parse_state, read_state
 from daemon.engine.kv_states import SequenceStates, common_prefix
@@ -58,6 +67,7 @@ from daemon.engine.scoring import ROW_GROUP, chunk_logprobs, chunk_size
 from daemon.engine.slots import Slot, Slots
 from daemon.engine.speed import SpeedMeter
 from daemon.errors import ShuttingDown
+from daemon.settings import FORK_COST_LIMIT
 from models.loaded import LoadedModel
 
 log = logging.getLogger(__name__)
@@ -78,6 +88,15 @@ _TYPING_S = 2.0
 _YIELDING_CHUNK = 8
 # After a round fails in a way no job explains, a pause: a fault that repeats does not spin.
 _AFTER_FAILURE_S = 0.05
+# Tokens a candidate may still write once the job's own text has ended; one that has not ended
+# by then is dropped (on a CPU, each sequence in a batch costs about as much as decoding it
+# alone, so a long candidate would hold the answer back).
+BRANCH_GRACE_TOKENS = 6
+# Candidates are decoded together only where a step of FORK_PROBE sequences costs at most
+# the ``candidates_cost_limit`` setting's steps of one: on a GPU three sequences cost about
+# what one does; on two CPU cores about three times as much (measured here: 36 ms a step
+# alone, 105 ms for three), and three candidates would make every answer wait.
+FORK_PROBE = 3
 
 
 @dataclass
@@ -96,6 +115,9 @@ class EngineStats:
     prompt_tokens_moved: int = 0  # reused after an edit above them, at new positions
     last_job_tokens: int = 0
     last_job_reason: str | None = None
+    branches: int = 0  # candidates decoded beside a job's own continuation
+    duplicate_branches: int = 0  # dropped: they reached the job's own text
+    late_branches: int = 0  # dropped: still writing BRANCH_GRACE_TOKENS after the job's own ended
 
     def count(self, reason: str, tokens: int) -> None:
         """A job ended for ``reason`` with ``tokens`` generated."""
@@ -109,7 +131,7 @@ class EngineStats:
             self.deadline += 1
 
 
-@dataclass
+@dataclass(eq=False)  # a running job is itself: compared and hashed by identity
 class _Running:
     """A job in its slot: the prompt still to evaluate, then what it generated so far."""
 
@@ -127,6 +149,22 @@ class _Running:
     next_token: int | None = None  # sampled, to be evaluated in the next step
     decode_began: float = 0.0
     paused: bool = False
+    # Candidates: the job's fork, this sequence's place in it (0: the job's own, else a
+    # branch), and a branch's own sequence, its judge and its first token's log-probability.
+    fork: Fork | None = None
+    member: int = 0
+    own: _Running | None = None
+    until: Until | None = None
+    first_logprob: float = 0.0
+    late: bool = False  # a candidate whose job's own text has ended
+    # With ``Budget.logprobs``: each generated token's log-probability and where its text ends.
+    logprobs: list[float] = field(default_factory=list)
+    ends: list[int] = field(default_factory=list)
+    sampled_logprob: float = 0.0  # of the token sampled last, until it is taken
+
+    @property
+    def branch(self) -> bool:
+        return self.member > 0
 
     @property
     def position(self) -> int:
@@ -144,8 +182,13 @@ class Engine(QueueFront):
         chunk_tokens: int = 128,
         parallel: int | None = None,
         reuse_after_edit: bool = False,
+        fork_cost_limit: float = FORK_COST_LIMIT,
     ) -> None:
         self.model = model
+        # Candidates are decoded only where a step of three sequences costs at most this many
+        # steps of one (measured while warming up); 0 decodes them wherever there is room.
+        self.fork_cost_limit = fork_cost_limit
+        self.fork_cost: float | None = None
         self.scheduler = scheduler if scheduler is not None else Scheduler()
         # Not `states or ...`: an empty SequenceStates is falsy (it has a length).
         self.states = states if states is not None else SequenceStates(0)
@@ -251,6 +294,11 @@ class Engine(QueueFront):
             "last_job_reason": stats.last_job_reason,
             "prompt_tokens_per_s": round(speed.prompt_tps, 1),
             "tokens_per_s": round(speed.decode_tps, 1),
+            "fork_cost": None if self.fork_cost is None else round(self.fork_cost, 2),
+            "candidates_decoded": self.forks,
+            "branches": stats.branches,
+            "duplicate_branches": stats.duplicate_branches,
+            "late_branches": stats.late_branches,
         }
 
     def cached_prefix(self, tokens: Sequence[int]) -> int:
@@ -379,8 +427,39 @@ class Engine(QueueFront):
             token = llama_cpp.llama_sampler_sample(sampler.sampler, self._ctx, -1)
             self._decode_alone([token], position, seq)
             position += 1
-        self.speed.record_decode(_WARM_UP_DECODES, time.perf_counter() - began)
+        elapsed = time.perf_counter() - began
+        self.speed.record_decode(_WARM_UP_DECODES, elapsed)
+        self.fork_cost = self._measure_fork(seq, position, elapsed / _WARM_UP_DECODES)
         self.slots.clear()
+
+    def _measure_fork(self, seq: int, position: int, alone_s: float) -> float | None:
+        """How many single-sequence steps one step of ``FORK_PROBE`` sequences costs here
+        (about 1 on a GPU, about 3 on a CPU of few cores); None when there are not enough
+        slots to tell."""
+        others = [slot.seq for slot in self.slots.slots if slot.seq != seq][: FORK_PROBE - 1]
+        if len(others) < FORK_PROBE - 1 or alone_s <= 0:
+            return None
+        for other in others:
+            llama_cpp.llama_memory_seq_cp(self.slots.memory, seq, other, -1, -1)
+        token = self.model.bos_token or 0
+        began = time.perf_counter()
+        for step in range(_WARM_UP_DECODES):
+            self._batch.clear()
+            for each in (seq, *others):
+                self._batch.add([token], position + step, each)
+            if llama_cpp.llama_decode(self._ctx, self._batch.raw) != 0:
+                raise RuntimeError("llama_decode failed while warming up")
+        together_s = (time.perf_counter() - began) / _WARM_UP_DECODES
+        cost = together_s / alone_s
+        log.info("a step of %d sequences costs %.2f steps of one", FORK_PROBE, cost)
+        return cost
+
+    @property
+    def forks(self) -> bool:
+        """Whether candidates are decoded together on this machine."""
+        if self.fork_cost_limit <= 0:
+            return True
+        return self.fork_cost is not None and self.fork_cost <= self.fork_cost_limit
 
     def _check_splicing(self, seq: int) -> None:
         """Evaluate edited lines aside when this model's KV cache states can be joined (a
@@ -509,34 +588,68 @@ class Engine(QueueFront):
         self.scheduler.submit(job, front=True)
 
     def _end(self, running: _Running, reason: str, logprobs: tuple[float, ...] | None = None):
-        """End a running job: flush its held-back text, send ``Finished``, free its slot."""
+        """End a running job (or one of its candidates): flush its held-back text, free its
+        slot, and send ``Finished`` (for candidates: once the last of them has ended)."""
         job = running.job
         answer = running.answer
         if answer is not None:
-            self._record_decode(running)
-            job.show(answer.finish(complete=reason in ("stop", "length")))
-            self._finish(job, reason, len(answer.ids), answer.text, logprobs)
+            if not running.branch:
+                self._record_decode(running)
+            tail = answer.finish(complete=reason in ("stop", "length"))
+            if not running.branch:
+                job.show(tail)
+            text, tokens = answer.text, len(answer.ids)
         else:
             done = job.progress
             tokens = len(done.ids) if done else 0
-            self._finish(job, reason, tokens, done.text if done else "", logprobs)
+            text = done.text if done else ""
+        ended = Continuation(text, reason, tokens, tuple(running.logprobs), tuple(running.ends))
         job.progress = None
         self._leave(running)
+        fork = running.fork
+        if fork is None:
+            own = ended if job.budget.scored else None
+            self._finish(job, reason, tokens, text, logprobs, own=own)
+            return
+        if running.branch:
+            self.stats.tokens_generated += tokens
+            self.stats.duplicate_branches += reason == "duplicate"
+            self.stats.late_branches += reason == "late"
+        else:
+            # The job's own text is done: its other candidates get a few more tokens to end
+            # theirs, not the whole budget, so they never keep the answer waiting for long.
+            for other in self._running:
+                if other.fork is fork:
+                    other.budget_left = min(other.budget_left, BRANCH_GRACE_TOKENS)
+                    other.late = True
+        dropped = reason in ("duplicate", "late")
+        if fork.close(running.member, ended, duplicate=dropped):
+            own = fork.own
+            self._finish(
+                job, own.reason, own.tokens, own.text, own=own, alternatives=fork.alternatives()
+            )
 
     def _fail(self, failed: list[_Running], error: str) -> None:
+        jobs = {id(running.job) for running in failed}
+        # The candidates of a failed job fail with it.
+        failed += [r for r in self._running if id(r.job) in jobs and r not in failed]
+        told: set[int] = set()
         for running in failed:
             self.slots.reset(running.slot)
-            self.stats.errors += 1
             running.job.progress = None
-            running.job.end(Finished("error", 0, "", error=error))
             self._leave(running)
+            if id(running.job) not in told:
+                told.add(id(running.job))
+                self.stats.errors += 1
+                running.job.end(Finished("error", 0, "", error=error))
 
     def _leave(self, running: _Running) -> None:
         """A job leaves its place: its slot is free again (keeping its KV) and the scheduler
-        learns how long it ran."""
+        learns how long it ran (a candidate's sequence only frees its slot)."""
         self._running.remove(running)
         self.slots.release(running.slot)
-        self.scheduler.finished(running.job, time.perf_counter() - running.began)
+        if not running.branch:
+            self.scheduler.finished(running.job, time.perf_counter() - running.began)
 
     def _finish(
         self,
@@ -545,9 +658,13 @@ class Engine(QueueFront):
         tokens: int,
         text: str,
         logprobs: tuple[float, ...] | None = None,
+        own: Continuation | None = None,
+        alternatives: tuple[Continuation, ...] = (),
     ) -> None:
         self.stats.count(reason, tokens)
-        job.end(Finished(reason, tokens, text, logprobs=logprobs))
+        job.end(
+            Finished(reason, tokens, text, logprobs=logprobs, own=own, alternatives=alternatives)
+        )
 
     def _record_decode(self, running: _Running) -> None:
         made = len(running.answer.ids) - running.produced if running.answer else 0
@@ -664,6 +781,7 @@ class Engine(QueueFront):
                 self.slots.remove(scratch, -1, -1)
             failed = list(dict.fromkeys(item[1] for item in work))
             why = "the model's KV cache is full" if code == 1 else f"llama_decode returned {code}"
+            log.warning("a decode step failed: %s", why)
             self._fail(failed, why)
             return
         self.stats.steps += 1
@@ -695,7 +813,12 @@ class Engine(QueueFront):
                     running.gaps.pop(0)
                 if not running.gaps:
                     self._prompt_done(running)
-                    self._take(running, self._sample(running, index))
+                    if running.branch:
+                        self._first_of_branch(running, index)
+                    else:
+                        token = self._sample(running, index)
+                        self._fork(running, index, token)
+                        self._take(running, token)
             else:
                 running.slot.tokens.append(running.next_token)
                 running.next_token = None
@@ -724,13 +847,17 @@ class Engine(QueueFront):
     def _prompt_done(self, running: _Running) -> None:
         job = running.job
         now = time.perf_counter()
+        running.sampler = self._make_sampler(job.budget)
+        if running.branch:  # its prompt is the job's, copied, and its first token
+            running.answer = AnswerText(job.stop_strings, running.until, None)
+            running.budget_left = running.max_tokens
+            return
         evaluated = len(running.prompt) - running.reused
         self.stats.prompt_tokens_reused += running.reused
         self.speed.record_prompt(evaluated, now - running.began)
         if job.prompt_done_at is None:
             job.prompt_done_at = now
             job.sink(PromptEvaluated(len(job.tokens), running.reused))
-        running.sampler = self._make_sampler(job.budget)
         running.answer = AnswerText(job.stop_strings, job.until, job.progress)
         running.budget_left = running.max_tokens
         running.decode_began = now
@@ -740,23 +867,100 @@ class Engine(QueueFront):
     def _sample(self, running: _Running, index: int) -> int | None:
         if running not in self._running or running.sampler is None:
             return None
-        return int(llama_cpp.llama_sampler_sample(running.sampler.sampler, self._ctx, index))
+        token = int(llama_cpp.llama_sampler_sample(running.sampler.sampler, self._ctx, index))
+        if running.job.budget.scored:
+            running.sampled_logprob = log_softmax_of(self._row(index), token)
+        return token
 
-    def _take(self, running: _Running, token: int | None) -> None:
-        """Add a sampled token to a job's answer; end the job when the answer is complete."""
+    def _row(self, index: int) -> np.ndarray:
+        """The logits of row ``index`` of the batch just decoded."""
+        pointer = llama_cpp.llama_get_logits_ith(self._ctx, index)
+        return np.ctypeslib.as_array(pointer, shape=(self.model.n_vocab,))
+
+    def _take(self, running: _Running, token: int | None, evaluated: bool = False) -> bool:
+        """Add a sampled token to a job's answer; end the job when the answer is complete.
+        The token is decoded in the next step, unless it was ``evaluated`` already (a
+        candidate's first token, the last of its prompt). True while the answer goes on."""
         if token is None:
-            return
+            return False
         job = running.job
         if token in self._stop_tokens:
             self._end(running, "stop")
-            return
+            return False
         running.budget_left -= 1
-        assert running.answer is not None
-        emit, ended = running.answer.add(token, self.model.piece(token))
-        job.show(emit)
+        answer = running.answer
+        assert answer is not None
+        emit, ended = answer.add(token, self.model.piece(token))
+        if job.budget.scored:
+            running.logprobs.append(running.sampled_logprob)
+            running.ends.append(len(answer.text) + len(answer.pending))
+        if not running.branch:
+            job.show(emit)
         if ended:
             self._end(running, "stop")
         elif running.budget_left <= 0:
-            self._end(running, "length")
+            self._end(running, "late" if running.late else "length")
+        elif running.own is not None and self._joins_own(running):
+            self._end(running, "duplicate")
         else:
-            running.next_token = token
+            if not evaluated:
+                running.next_token = token
+            return True
+        return False
+
+    # -- candidates ------------------------------------------------------------------------
+    def _fork(self, own: _Running, index: int, token: int | None) -> None:
+        """Start the job's other candidates from the most likely first tokens after ``token``
+        (the job's own), each in a free slot that gets a copy of the prompt's KV; only where
+        no request waits for a place, and never for a job that may have to yield."""
+        job = own.job
+        wanted = job.budget.candidates - 1
+        if wanted <= 0 or token is None or own not in self._running or job.preemptible:
+            return
+        if not self.forks:
+            return
+        if own.produced or self.scheduler.depth:
+            return
+        room = min(wanted, self.parallel - len(self._running), len(self.slots.free))
+        excluded = {*self._stop_tokens, *self._suppressed, *job.budget.banned}
+        picks = first_tokens(self._row(index), token, room, excluded) if room > 0 else []
+        fork = Fork()
+        for first, logprob in picks:
+            prompt = [*own.prompt, first]
+            claim = self.slots.claim(prompt, move=False)
+            if claim is None:
+                break
+            branch = _Running(
+                job=job,
+                slot=claim.slot,
+                prompt=prompt,
+                gaps=claim.plan.gaps(),
+                reused=claim.plan.reused,
+                max_tokens=own.max_tokens,
+                produced=1,  # its first token is the last of its prompt
+                began=time.perf_counter(),
+                fork=fork,
+                member=fork.branch(),
+                own=own,
+                until=copy.copy(job.until),
+                first_logprob=logprob,
+            )
+            self._running.append(branch)
+            self.stats.branches += 1
+        if fork.members > 1:
+            own.fork = fork
+
+    def _first_of_branch(self, branch: _Running, index: int) -> None:
+        """A candidate's prompt is read (its last token is its first): take that token, then
+        sample the next one from its logits."""
+        branch.sampled_logprob = branch.first_logprob
+        if self._take(branch, branch.prompt[-1], evaluated=True):
+            self._take(branch, self._sample(branch, index))
+
+    def _joins_own(self, branch: _Running) -> bool:
+        """Whether a candidate's text has become the job's own, at a token boundary of both."""
+        own, mine = branch.own, branch.answer
+        if own is None or own.answer is None or mine is None:
+            return False
+        text = mine.text + mine.pending
+        return same_path(own.answer.text + own.answer.pending, own.ends, text)

@@ -115,6 +115,7 @@ def local_engine(
         chunk_tokens=settings.chunk_tokens,
         parallel=settings.parallel,
         reuse_after_edit=settings.reuse_after_edit,
+        fork_cost_limit=settings.candidates_cost_limit,
     )
     return model, engine
 

@@ -16,7 +16,7 @@ from collections.abc import AsyncIterator, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from daemon.engine.jobs import Budget, Until
+from daemon.engine.jobs import Budget, Continuation, Until
 from daemon.engine.scheduler import Admission, Priority
 from daemon.engine.speed import Speed
 from daemon.errors import EngineFailed
@@ -80,6 +80,10 @@ class JobResult:
     prompt_tokens: int
     reused_tokens: int
     times: JobTimes
+    # With ``Budget.scored``: the job's own text, token by token, with log-probabilities.
+    own: Continuation | None = None
+    # With ``Budget.candidates`` > 1: the other continuations, most likely first token first.
+    alternatives: tuple[Continuation, ...] = ()
 
     @property
     def complete(self) -> bool:
@@ -206,6 +210,7 @@ def budget(
     temperature: float,
     seed: int = 0,
     banned: tuple[int, ...] = (),
+    candidates: int = 1,
 ) -> Budget:
     return Budget(
         max_tokens=max_tokens,
@@ -213,6 +218,7 @@ def budget(
         temperature=temperature,
         seed=seed,
         banned=banned,
+        candidates=candidates,
     )
 
 

@@ -109,7 +109,14 @@ class Runtime:
                     if event.reason == "error":
                         raise EngineFailed(event.error or "generation failed")
                     yield JobResult(
-                        event.text, event.reason, event.tokens, len(tokens), reused, _times(job)
+                        event.text,
+                        event.reason,
+                        event.tokens,
+                        len(tokens),
+                        reused,
+                        _times(job),
+                        own=event.own,
+                        alternatives=event.alternatives,
                     )
                     return
         finally:

@@ -60,6 +60,41 @@ class CachedResult:
     tokens: int
     language: str | None = None
     model: str | None = None
+    # A completion's: the model's confidence in ``text`` (0-1), and the other candidates shown
+    # beside it, best first.
+    confidence: float | None = None
+    alternatives: tuple[str, ...] = ()
+
+    def extra(self) -> str | None:
+        """The fields kept in the ``extra`` column, as JSON; None when there are none."""
+        if self.confidence is None and not self.alternatives:
+            return None
+        return json.dumps({"confidence": self.confidence, "alternatives": list(self.alternatives)})
+
+
+def _size(result: CachedResult) -> int:
+    """The bytes a result holds, for the cache's size bound."""
+    return len((result.text + (result.extra() or "")).encode("utf-8", "surrogatepass"))
+
+
+def _extra_fields(extra: str | None) -> dict[str, Any]:
+    """The ``extra`` column read back; nothing when it is empty or not what was written."""
+    if not extra:
+        return {}
+    try:
+        data = json.loads(extra)
+    except ValueError:
+        return {}
+    if not isinstance(data, dict):
+        return {}
+    found: dict[str, Any] = {}
+    confidence = data.get("confidence")
+    if isinstance(confidence, int | float) and not isinstance(confidence, bool):
+        found["confidence"] = float(confidence)
+    alternatives = data.get("alternatives")
+    if isinstance(alternatives, list) and all(isinstance(a, str) for a in alternatives):
+        found["alternatives"] = tuple(alternatives)
+    return found
 
 
 class ResultCache:
@@ -130,6 +165,7 @@ class ResultCache:
                         "last_used": float,
                         "hit_count": int,
                         "rejects": int,
+                        "extra": str,
                     },
                     pk="prompt_hash",
                     not_null={"completion", "created", "last_used", "hit_count", "size"},
@@ -144,6 +180,8 @@ class ResultCache:
                 raise
         if "rejects" not in table.columns_dict:
             conn.execute(f"ALTER TABLE {TABLE} ADD COLUMN rejects INTEGER NOT NULL DEFAULT 0")
+        if "extra" not in table.columns_dict:
+            conn.execute(f"ALTER TABLE {TABLE} ADD COLUMN extra TEXT")
         feedback = db.table("feedback")
         if feedback.exists() and "user" not in feedback.columns_dict:
             conn.execute("DROP TABLE feedback")  # an early layout without users
@@ -190,7 +228,8 @@ class ResultCache:
         try:
             with self._db_lock:
                 row = self.db.conn.execute(
-                    f"SELECT completion, finish_reason, tokens, language, model FROM {TABLE} "
+                    "SELECT completion, finish_reason, tokens, language, model, extra "
+                    f"FROM {TABLE} "
                     "WHERE prompt_hash = ?",
                     (key,),
                 ).fetchone()
@@ -205,6 +244,7 @@ class ResultCache:
             tokens=row[2] or 0,
             language=row[3],
             model=row[4],
+            **_extra_fields(row[5]),
         )
 
     def _touch(self, key: str) -> None:
@@ -229,11 +269,12 @@ class ResultCache:
             with self._db_lock:
                 self.db.conn.execute(
                     f"INSERT INTO {TABLE} (prompt_hash, completion, finish_reason, tokens, "
-                    "language, model, size, created, last_hit, last_used, hit_count) "
-                    "VALUES (?, ?, ?, ?, ?, ?, ?, ?, NULL, ?, 0) "
+                    "language, model, size, created, last_hit, last_used, hit_count, extra) "
+                    "VALUES (?, ?, ?, ?, ?, ?, ?, ?, NULL, ?, 0, ?) "
                     "ON CONFLICT(prompt_hash) DO UPDATE SET completion = excluded.completion, "
                     "finish_reason = excluded.finish_reason, tokens = excluded.tokens, "
-                    "size = excluded.size, last_used = excluded.last_used",
+                    "size = excluded.size, last_used = excluded.last_used, "
+                    "extra = excluded.extra",
                     (
                         key,
                         result.text,
@@ -241,9 +282,10 @@ class ResultCache:
                         result.tokens,
                         result.language,
                         result.model,
-                        len(result.text.encode("utf-8", "surrogatepass")),
+                        _size(result),
                         now,
                         now,
+                        result.extra(),
                     ),
                 )
                 self._writes += 1

@@ -33,8 +33,7 @@ import json
 import sys
 import tempfile
 import time
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
@@ -42,8 +41,7 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 from daemon.client.daemon_client import DaemonClient
-from daemon.client.launcher import free_port, launch
-from daemon.settings import Settings, load_settings
+from daemon.settings import load_settings
 from daemon.workspace.context import gather_context
 from daemon.workspace.profile import compute_profile
 from models.catalog import KNOWN_MODELS
@@ -51,7 +49,7 @@ from models.resolve import resolve_model
 from tests.bench.quality.crossfile import CrossFileLine, cross_file_lines, fits_signature
 from tests.bench.quality.judge import judge_all
 from tests.bench.quality.raw import HUMANEVAL_STOPS, RawModel
-from tests.bench.quality.runs import Answer, ask, p50, percentile, request
+from tests.bench.quality.runs import Answer, ask, daemon, p50, percentile, request, wait_idle
 from tests.bench.quality.saved import SavedAnswers
 from tests.bench.quality.tasks import (
     INFILLING_SETS,
@@ -120,24 +118,6 @@ def score_lines(label: str, lines: list[CrossFileLine], answers: list[Answer]) -
         figures.exact += got == line.expected
     figures.ms = [a.ms for a in answers]
     return figures
-
-
-@contextmanager
-def daemon(base: Settings, work: Path, **overrides: Any) -> Iterator[DaemonClient]:
-    settings = base.model_copy(
-        update={
-            "port": free_port(),
-            "cache_path": work / f"cache-{free_port()}.sqlite3",
-            **overrides,
-        }
-    )
-    process, _ = launch(settings, work / f"daemon-{settings.port}.log")
-    try:
-        with DaemonClient(settings.daemon_url, timeout=300) as client:
-            yield client
-    finally:
-        process.terminate()
-        process.wait(timeout=60)
 
 
 def through(client: DaemonClient, cases: list[Case], profile: Any, **extra: Any) -> list[Answer]:
@@ -304,17 +284,6 @@ def cross(client: DaemonClient, lines: list[CrossFileLine], contexts: Any) -> li
         wait_idle(client)
         answers.append(ask(client, req))
     return answers
-
-
-def wait_idle(client: DaemonClient, limit_s: float = 120.0) -> None:
-    """Until the daemon runs nothing and has no window to read, or ``limit_s`` passed."""
-    end = time.monotonic() + limit_s
-    while time.monotonic() < end:
-        health = client.health()
-        warming = health.workload.get("windows_warming")
-        if not health.engine.get("running") and not health.queue_depth and not warming:
-            return
-        time.sleep(0.1)
 
 
 def as_answer(raw: Any) -> Answer:

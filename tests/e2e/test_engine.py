@@ -313,3 +313,48 @@ def test_the_prompt_formats_stop_pieces_end_generation(model, monkeypatch):
         stopping.close()
     assert stopped[-1].reason == "stop"
     assert stopped[-1].text == written[: written.index(piece)]
+
+
+def test_the_cost_of_decoding_candidates_together_is_measured_at_start(engine, model):
+    assert engine.fork_cost is not None and engine.fork_cost > 0
+    assert engine.forks == (engine.fork_cost <= engine.fork_cost_limit)
+    assert engine.report()["fork_cost"] == round(engine.fork_cost, 2)
+
+
+def test_no_candidates_where_they_cost_more_than_the_limit(engine, model):
+    engine.fork_cost_limit = engine.fork_cost / 2  # as on a CPU whose batches cost
+    tokens = prompt(model, "def area(width, height):\n    return ")
+    budget = Budget(max_tokens=12, deadline=time.perf_counter() + 60, candidates=3)
+    _, seen = run(engine, tokens, budget, stops=("\n",))
+    assert seen[-1].alternatives == () and seen[-1].own is not None
+    assert engine.stats.branches == 0
+
+
+def test_candidates_come_from_one_prompt_and_leave_the_greedy_answer_as_it_was(engine, model):
+    engine.fork_cost_limit = 0  # wherever there is room, whatever they cost here
+    tokens = prompt(
+        model,
+        'import os\n\n\ndef list_python_files(root):\n    """Return the .py files under root."""\n'
+        "    result = []\n    for dirpath, dirnames, filenames in os.",
+    )
+    alone = Budget(max_tokens=16, deadline=time.perf_counter() + 60)
+    _, seen = run(engine, tokens, alone, stops=("\n",))
+    greedy = seen[-1]
+    budget = Budget(max_tokens=16, deadline=time.perf_counter() + 60, candidates=3)
+    _, seen = run(engine, tokens, budget, stops=("\n",))
+    finished = seen[-1]
+    assert isinstance(finished, Finished) and finished.reason == "stop"
+    assert finished.text == greedy.text  # the job's own continuation is still greedy
+    streamed = "".join(e.text for e in seen if isinstance(e, TokenText))
+    assert streamed == finished.text  # only the job's own text streams
+    own = finished.own
+    assert own is not None and own.text == finished.text
+    assert len(own.token_logprobs) == len(own.token_ends) == own.tokens
+    assert all(lp <= 0 for lp in own.token_logprobs) and own.token_ends[-1] == len(own.text)
+    assert 1 <= len(finished.alternatives) <= 2
+    texts = {own.text}
+    for other in finished.alternatives:
+        assert other.text not in texts  # each one writes something else
+        texts.add(other.text)
+        assert len(other.token_logprobs) == other.tokens >= 1
+    assert engine.stats.branches >= len(finished.alternatives)

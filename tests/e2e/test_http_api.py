@@ -9,6 +9,7 @@ import httpx
 
 from daemon.protocol import DoneEvent, StageEvent, StartEvent, TokenEvent, parse_event
 from models.catalog import CATALOG, DEFAULT_MODEL, assembled_path
+from tests.e2e.conftest import start_daemon
 from tests.e2e.documents import LOAD_CONFIG, NUMBERS, complete_body, unique
 
 
@@ -213,3 +214,35 @@ def test_health_reports_model_backend_and_cache(daemon):
     assert data["cache_path"] == str(daemon.settings.resolved_cache_path)
     assert data["cache_bytes"] > 0
     assert len(data["fingerprint"]) == 32
+
+
+AREA = "def area(width, height):\n    return "
+
+
+def test_a_fast_completion_lists_its_other_candidates_and_the_cache_keeps_them(daemon):
+    body = complete_body(unique(AREA), language="python")
+    with daemon.http() as http:
+        first = post_events(http, body)[-1]
+        again = post_events(http, body)[-1]
+    assert isinstance(first, DoneEvent) and first.route == "fast"
+    assert first.text.strip() and first.confidence is not None and 0 < first.confidence <= 1
+    texts = [a.text for a in first.alternatives]
+    assert texts and first.text not in texts and len(set(texts)) == len(texts)
+    assert all(a.text.strip() and a.confidence is not None for a in first.alternatives)
+    assert again.cached and again.text == first.text
+    assert [a.text for a in again.alternatives] == texts
+    assert again.confidence == first.confidence
+
+
+def test_the_confidence_gate_holds_back_an_answer_and_says_why(tmp_path):
+    gated = start_daemon(tmp_path, min_confidence=0.999)
+    try:
+        with gated.http() as http:
+            events = post_events(http, complete_body(unique(AREA), language="python"))
+    finally:
+        gated.stop()
+    done = events[-1]
+    final = next(e for e in events if isinstance(e, StageEvent) and e.stage == "final")
+    assert isinstance(done, DoneEvent) and done.text == "" and done.withheld
+    assert done.confidence is not None and done.confidence < 0.999
+    assert final.text == "" and final.ok and "withheld" in (final.reason or "")

@@ -155,6 +155,51 @@ return function(H)
   end
 
   ---------------------------------------------------------------------------------------------
+  -- Several candidates: the inline items of a statement the model can finish in several ways,
+  -- then, as ghost text, cycled to the next one (what a mapping to
+  -- vim.lsp.inline_completion.select() does).
+  H.step("candidates")
+  local cycle, cycle_client = open(T.files.cycle)
+  local listed = request(cycle_client, cycle, "textDocument/inlineCompletion", {
+    textDocument = { uri = vim.uri_from_bufnr(cycle) },
+    position = end_position(cycle),
+    context = { triggerKind = 1 },
+  }, WAIT.answer)
+  H.check(not listed.err, "inlineCompletion failed: " .. vim.inspect(listed.err))
+  out.candidates = { items = {} }
+  for _, item in ipairs((listed.result or {}).items or listed.result or {}) do
+    local text = type(item.insertText) == "table" and item.insertText.value or item.insertText
+    table.insert(out.candidates.items, text)
+  end
+  if compat.inline_completion() ~= nil then
+    local ghost_ns = api.nvim_create_namespace("nvim.lsp.inline_completion")
+    local function ghost()
+      local found = api.nvim_buf_get_extmarks(cycle, ghost_ns, 0, -1, { details = true })
+      local details = found[1] and found[1][4] or {}
+      local chunks = {}
+      for _, chunk in ipairs(details.virt_text or {}) do
+        table.insert(chunks, chunk[1])
+      end
+      return #chunks > 0 and table.concat(chunks) or nil
+    end
+    api.nvim_win_set_cursor(0, { api.nvim_buf_line_count(cycle), 0 })
+    api.nvim_feedkeys("A", "n", false)
+    out.candidates.first = H.wait(WAIT.answer, "ghost text in the candidates file", function()
+      return api.nvim_get_mode().mode == "i" and ghost()
+    end)
+    vim.lsp.inline_completion.select({ bufnr = cycle, count = 1 })
+    out.candidates.next = H.wait(WAIT.short, "the next candidate as ghost text", function()
+      local now = ghost()
+      return now ~= out.candidates.first and now
+    end)
+    api.nvim_feedkeys(api.nvim_replace_termcodes("<Esc>", true, false, true), "n", false)
+    H.wait(WAIT.short, "Normal mode", function()
+      return api.nvim_get_mode().mode == "n"
+    end)
+    vim.bo[cycle].modified = false
+  end
+
+  ---------------------------------------------------------------------------------------------
   H.step("fix")
   local broken, broken_client = open(T.files.broken)
   local fix_result

@@ -24,6 +24,8 @@ WARN, ERROR = 3, 4  # vim.log.levels
 
 BROKEN = "import json\n\n\ndef load(path)\n    return json.load(open(path))\n"
 TYPING = LOAD_CONFIG + "with open(path) as handle:\n        data = json.lo"
+# A statement the model finishes in several ways (0.5 * width * height, 1/2 * ..., ...).
+CYCLE = "def area(width, height):\n    return "
 
 STAGE_MARK = re.compile(r"assist · (skeleton|logic|errors|final)( \d+ ms|: .+)")
 
@@ -50,6 +52,7 @@ def workspace(tmp_path_factory: pytest.TempPathFactory) -> Path:
     (project / "broken.py").write_text(unique(BROKEN))
     (project / "quick_fix.py").write_text(unique(BROKEN))
     (project / "fallback_items.py").write_text(unique("x = 1\n"))
+    (project / "cycle.py").write_text(unique(CYCLE))
     (project / "fallback_omnifunc.py").write_text(unique("y = 2\n"))
     other = root / "other"
     other.mkdir()
@@ -81,6 +84,7 @@ def live(neovim: Neovim, editor_daemon: RunningDaemon, workspace: Path) -> Neovi
             "broken": project / "broken.py",
             "quick_fix": project / "quick_fix.py",
             "fallback_items": project / "fallback_items.py",
+            "cycle": project / "cycle.py",
             "fallback_omnifunc": project / "fallback_omnifunc.py",
             "other": workspace / "other" / "main.py",
         },
@@ -109,9 +113,20 @@ def test_attaches_one_client_with_inline_completion(live: NeovimRun, workspace: 
 
 def test_inline_completion_comes_from_the_daemon(live: NeovimRun):
     items = observed(live, "inline")["items"]
-    assert len(items) == 1, live.report()
+    assert len(items) >= 1, live.report()
     assert items[0]["insert_text"].strip(), live.report()
     assert items[0]["command"]["command"] == "assist.feedback", live.report()
+
+
+def test_several_candidates_come_as_inline_items_and_cycle_as_ghost_text(live: NeovimRun):
+    candidates = observed(live, "candidates")
+    items = candidates["items"]
+    assert len(items) >= 2 and len(set(items)) == len(items), live.report()
+    assert all(item.strip() for item in items), live.report()
+    # select() moved the ghost text to another item, with Neovim's "(2/N)" hint.
+    assert candidates["first"].strip() and candidates["next"].strip(), live.report()
+    assert candidates["next"] != candidates["first"], live.report()
+    assert f"(2/{len(items)})" in candidates["next"], live.report()
 
 
 def test_ghost_text_is_shown_and_accepted(live: NeovimRun):

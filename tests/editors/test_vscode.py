@@ -5,7 +5,8 @@ code-server (VS Code served to a browser, installed from the npm registry by
 user-data folders of the test's own, and opens a Python project; a real daemon on the
 embedded model answers. ``vscode/drive.mjs`` (playwright-core, Debian's Chromium) then does
 what a programmer does: types a signature and a docstring and accepts the ghost text with
-Tab, reads the status bar, applies "Fix with assist" from the quick fixes, runs "Assist: Fix
+Tab, cycles a statement's ghost text to its next candidate with Alt+], reads the status bar,
+applies "Fix with assist" from the quick fixes, runs "Assist: Fix
 File" from the command palette, and watches the daemon stop and come back. A screenshot of
 every step is saved in the test's temp folder. The files it saved are checked on disk.
 """
@@ -65,6 +66,7 @@ def workspace(tmp_path: Path) -> Path:
     (folder / "shapes.py").write_text("import math\n\n\n")
     (folder / "area.py").write_text(QUICK_FIX)
     (folder / "listing.py").write_text(FIX_COMMAND)
+    (folder / "cycle.py").write_text("def area(width, height):\n")
     return folder
 
 
@@ -179,6 +181,7 @@ def test_the_extension_in_a_real_vs_code(tmp_path, workspace, daemon, code_serve
         "shots": str(shots),
         "results": str(tmp_path / "results.json"),
         "completion": {"file": "shapes.py", "typed": TYPED},
+        "cycle": {"file": "cycle.py", "typed": "    return "},
         "quickFix": {"file": "area.py", "expect": "def area(width, height):"},
         "fixCommand": {"file": "listing.py", "expect": "sorted(os.listdir(root))"},
         "daemon": {
@@ -196,7 +199,7 @@ def test_the_extension_in_a_real_vs_code(tmp_path, workspace, daemon, code_serve
         assert not failed and results["returncode"] == 0, json.dumps(
             {"failed": failed, "output": results["output"], "screenshots": str(shots)}, indent=1
         )
-        assert len(steps) == 7, results
+        assert len(steps) == 8, results
 
         # Ghost text appeared, Tab accepted it, and the saved file holds it.
         assert steps["ghost text"]["ghost"].strip()
@@ -225,7 +228,12 @@ def test_the_extension_in_a_real_vs_code(tmp_path, workspace, daemon, code_serve
         assert len(steps["daemon back"]["messages"]) == 1
         assert "unavailable" not in steps["daemon back"]["status"]
 
-        assert len(list(shots.glob("*.png"))) == 7
+        # Alt+] cycled to another of the completion's candidates.
+        cycled = steps["next candidate"]
+        assert cycled["first"].strip() and cycled["next"].strip(), cycled
+        assert cycled["next"] != cycled["first"], cycled
+
+        assert len(list(shots.glob("*.png"))) == 8
     finally:
         if restarted:
             with contextlib.suppress(ProcessLookupError):

@@ -14,7 +14,7 @@ from collections.abc import AsyncIterator, Callable, Sequence
 from dataclasses import dataclass, field
 from types import SimpleNamespace
 
-from daemon.engine.jobs import Budget, Until
+from daemon.engine.jobs import Budget, Continuation, Until
 from daemon.engine.kv_states import common_prefix
 from daemon.engine.scheduler import Admission, Priority, Scheduler
 from daemon.engine.speed import Speed
@@ -54,6 +54,9 @@ class ScoreRun:
 
 
 Script = Callable[[Run], str]
+# Candidates for a job whose budget asks for them: (text, the log-probability of each of its
+# tokens, a character a token), the job's own first.
+Candidates = Callable[[Run], list[tuple[str, float]]]
 # The log-probabilities of tokens[score_from:], given the tokens and score_from.
 Scorer = Callable[[list[int], int], list[float]]
 
@@ -80,6 +83,9 @@ class ScriptedBackend:
     measured: Speed = field(default_factory=lambda: Speed(prompt_tps=1000.0, decode_tps=100.0))
     # Cut each answer at its budget's tokens (a character a token) and end it "length".
     token_budgets: bool = False
+    # The continuations of a job that asks for candidates or log-probabilities (the script
+    # is then not asked).
+    candidates: Candidates | None = None
 
     def admit(self, priority: Priority, user: str) -> Admission:
         return self.scheduler.admit(priority, user)
@@ -113,23 +119,49 @@ class ScriptedBackend:
             if self.gate is not None:
                 await self.gate.wait()
             # A job with no tokens to write only reads its prompt (the warm-up of a window).
-            text = self.script(run) if run.budget.max_tokens > 0 else ""
-            reason = "stop"
-            if until is not None:
-                cut = until(text + "\n")
-                if cut is not None:
-                    text = text[:cut]
-            if self.token_budgets and len(text) > run.budget.max_tokens:  # a char a token
-                text, reason = text[: run.budget.max_tokens], "length"
+            scored: list[Continuation] = []
+            if self.candidates is not None and run.budget.scored and run.budget.max_tokens:
+                written = self.candidates(run)[: run.budget.candidates]
+                scored = [self._continuation(run, text, lp, until) for text, lp in written]
+                text, reason = scored[0].text, scored[0].reason
+            else:
+                text = self.script(run) if run.budget.max_tokens > 0 else ""
+                text, reason = self._cut(run, text, until)
             for line in text.splitlines(keepends=True):
                 await asyncio.sleep(0)
                 yield line
             run.finished = True
             times = JobTimes(submitted_at=0.0, started_at=0.0, finished_at=0.0)
-            yield JobResult(text, reason, len(text), len(run.tokens), 0, times)
+            yield JobResult(
+                text,
+                reason,
+                len(text),
+                len(run.tokens),
+                0,
+                times,
+                own=scored[0] if scored else None,
+                alternatives=tuple(scored[1:]),
+            )
         finally:
             if not run.finished:
                 run.withdrawn = True
+
+    def _cut(self, run: Run, text: str, until: Until | None) -> tuple[str, str]:
+        reason = "stop"
+        if until is not None:
+            cut = until(text + "\n")
+            if cut is not None:
+                text = text[:cut]
+        if self.token_budgets and len(text) > run.budget.max_tokens:  # a char a token
+            text, reason = text[: run.budget.max_tokens], "length"
+        return text, reason
+
+    def _continuation(
+        self, run: Run, text: str, logprob: float, until: Until | None
+    ) -> Continuation:
+        text, reason = self._cut(run, text, until)
+        ends = tuple(range(1, len(text) + 1))
+        return Continuation(text, reason, len(text), (logprob,) * len(text), ends)
 
     async def score(
         self, tokens: Sequence[int], score_from: int, *, admission: Admission, deadline: float

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import multiprocessing
 import sqlite3
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -68,6 +69,31 @@ def test_put_then_get_from_memory_and_from_sqlite(tmp_path):
         "SELECT hit_count, last_hit IS NOT NULL, language, model FROM code_cache"
     ).fetchone()
     assert row == (1, 1, "python", "m")
+
+
+def test_a_completions_alternatives_and_confidence_are_kept(tmp_path):
+    kept = replace(result(), confidence=0.42, alternatives=("y", "z"))
+    ResultCache(tmp_path / "c.sqlite3").put("k1", kept)
+    assert ResultCache(tmp_path / "c.sqlite3").get("k1") == kept
+
+
+def test_a_cache_file_from_before_the_extra_column_gains_it(tmp_path):
+    path = tmp_path / "c.sqlite3"
+    ResultCache(path).put("old", result())
+    with sqlite3.connect(path) as conn:
+        conn.execute("ALTER TABLE code_cache DROP COLUMN extra")
+    cache = ResultCache(path)
+    assert cache.get("old") == result()
+    cache.put("new", replace(result(), confidence=0.5))
+    assert ResultCache(path).get("new").confidence == 0.5
+
+
+def test_an_unreadable_extra_column_is_ignored(tmp_path):
+    path = tmp_path / "c.sqlite3"
+    ResultCache(path).put("k1", replace(result(), confidence=0.5))
+    with sqlite3.connect(path) as conn:
+        conn.execute("UPDATE code_cache SET extra = '[not json'")
+    assert ResultCache(path).get("k1") == result()
 
 
 def test_table_is_wal_with_the_documented_columns(tmp_path):

@@ -8,6 +8,7 @@ from dataclasses import replace
 import pytest
 
 from daemon.answers.gap import (
+    RULES,
     drop_repeated_runs,
     drop_suffix_repeats,
     fit_indentation,
@@ -526,3 +527,12 @@ def test_gap_until_stops_at_max_lines():
     text = "    a = 1\n    b = 2\n"
     cut = until(text)
     assert cut is not None and text[:cut] == "    a = 1\n    b = 2"
+
+
+def test_every_rule_can_be_left_out_by_name():
+    cursor = Cursor.locate("def f(x):\n    return \n\nprint(f(1))\n", 1, 11)
+    shape = gap_shape(cursor, "python")
+    answer = "x + 1\n\nprint(f(1))"
+    assert trim_to_gap(answer, cursor, "python", shape).text == "x + 1"
+    kept = trim_to_gap(answer, cursor, "python", shape, skip=RULES)
+    assert kept.text.startswith("x + 1\n") and kept.fired == ()

@@ -12,7 +12,7 @@ import pytest
 from lsprotocol import types
 
 from daemon.client.window import WINDOW_CHARS
-from daemon.protocol import DoneEvent, Timings
+from daemon.protocol import Alternative, DoneEvent, Timings
 from lsp import completion
 from lsp.completion import ANSWERS_KEPT, CompletionState, Shown, still_possible
 from lsp.options import AssistOptions
@@ -28,8 +28,9 @@ class FakeDaemon:
     state = "ready"
     health = None
 
-    def __init__(self, answer: str = "return 42") -> None:
+    def __init__(self, answer: str = "return 42", alternatives: tuple[str, ...] = ()) -> None:
         self.answer = answer
+        self.alternatives = alternatives
         self.requests: list[dict[str, Any]] = []
         self.posts: list[tuple[str, dict[str, Any]]] = []
 
@@ -41,6 +42,7 @@ class FakeDaemon:
             cached=False,
             finish_reason="stop",
             timings=Timings(total_ms=1.0),
+            alternatives=[Alternative(text=text) for text in self.alternatives],
         )
 
     async def post(self, path: str, body: dict[str, Any]) -> dict[str, Any]:
@@ -241,3 +243,20 @@ def test_a_shown_answer_in_a_large_document_keeps_only_its_context():
     assert still_possible(shown, text + "y =", len(text) + 3)
     edited = text[:-6] + "x = 9\n"  # just before the cursor: the answer is no longer possible
     assert not still_possible(shown, edited + "y =", len(text) + 3)
+
+
+async def test_the_alternatives_come_as_further_items_in_order(server):
+    ls, _, daemon = server
+    daemon.alternatives = ("return 0", "", "return None")
+    open_document(ls, "def f():\n    ")
+    result = await inline(ls, 1, 4)
+    assert [item.insert_text for item in result.items] == ["return 42", "return 0", "return None"]
+    ids = {item.command.arguments[0]["requestId"] for item in result.items}  # type: ignore[union-attr,index]
+    assert ids == {request_id(result)}  # accepting any of them is feedback on the answer
+    listed = await items(ls, 1, 4)
+    assert [item.text_edit.new_text for item in listed.items] == [  # type: ignore[union-attr]
+        "return 42",
+        "return 0",
+        "return None",
+    ]
+    assert [item.sort_text for item in listed.items] == ["0", "1", "2"]

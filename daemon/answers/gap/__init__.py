@@ -16,6 +16,7 @@ from daemon.answers.gap.rules import (
 )
 from daemon.answers.gap.shape import Shape, ShapeKind, gap_shape
 from daemon.answers.gap.trim import (
+    RULES,
     RULES_VERSION,
     GapUntil,
     Trimmed,
@@ -25,6 +26,7 @@ from daemon.answers.gap.trim import (
 )
 
 __all__ = [
+    "RULES",
     "RULES_VERSION",
     "GapUntil",
     "Parsed",

@@ -30,7 +30,7 @@ generation stops where the trim would cut instead of writing lines that are thro
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 
 from daemon.answers.gap.calls import fit_call_arguments
@@ -49,11 +49,25 @@ from daemon.answers.gap.rules import (
     suffix_repeat_cut,
 )
 from daemon.answers.gap.shape import Shape
-from daemon.checks.verify import Verdict
+from daemon.checks.verify import Verdict, verify_insertion
 from daemon.cursor import Cursor
 from daemon.protocol import ContextSnippet
 
 RULES_VERSION = 3
+# The rules by name, in the order applied (the last three only when verifying).
+RULES = (
+    "join_exploded_call",
+    "fit_indentation",
+    "drop_call_echo",
+    "drop_suffix_repeats",
+    "stop_at_block_exit",
+    "drop_repeated_runs",
+    "stop_at_shape",
+    "fit_call_arguments",
+    "drop_extra_closers",
+    "drop_stray_comma",
+    "keep_parseable",
+)
 
 
 @dataclass(frozen=True)
@@ -88,12 +102,14 @@ def trim_to_gap(
     verify: bool = True,
     context: Sequence[ContextSnippet] = (),
     line_length: int | None = None,
+    skip: Collection[str] = (),
 ) -> Trimmed:
     """The answer cut and fitted to the gap at ``cursor``; with ``verify``, also its ending
     mended and the answer kept to the lines that verify in the document (rules 9-11, which
     parse the document). ``context``: the snippets of other files the prompt showed, whose
     signatures calls in the answer are fitted to; ``line_length``: the workspace's, for a call
-    joined onto the cursor's line."""
+    joined onto the cursor's line; ``skip``: rules left out by name (the benchmark's
+    ablation; ``keep_parseable`` among them)."""
     steps = [
         (
             "join_exploded_call",
@@ -118,6 +134,8 @@ def trim_to_gap(
     fired: list[str] = []
     text = answer
     for name, rule in steps:
+        if name in skip:
+            continue
         changed = rule(text)
         if _end_at_line_end(changed, cursor) != _end_at_line_end(text, cursor):
             fired.append(name)
@@ -125,6 +143,9 @@ def trim_to_gap(
     text = _end_at_line_end(text, cursor)
     if not verify:
         return Trimmed(text, tuple(fired))
+    if "keep_parseable" in skip:
+        verdict = verify_insertion(language, cursor.prefix, text, cursor.suffix)
+        return Trimmed(text, tuple(fired), verdict, verdict)
     parsed = keep_parseable(text, cursor, language)
     if parsed.text != text:
         fired.append("keep_parseable")

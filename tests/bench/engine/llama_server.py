@@ -97,7 +97,15 @@ def build(log=sys.stderr) -> Path:
 class LlamaServer:
     """A running llama-server with ``parallel`` slots of ``n_ctx`` tokens each."""
 
-    def __init__(self, binary: Path, model: Path, parallel: int, n_ctx: int, threads: int) -> None:
+    def __init__(
+        self,
+        binary: Path,
+        model: Path,
+        parallel: int,
+        n_ctx: int,
+        threads: int,
+        batch: int = 512,
+    ) -> None:
         self.port = free_port()
         self.log = Path(tempfile.mkdtemp(prefix="llama-server-")) / "server.log"
         with self.log.open("wb") as log:
@@ -117,7 +125,7 @@ class LlamaServer:
                     "-t",
                     str(threads),
                     "-b",
-                    "512",
+                    str(batch),
                     "-ub",
                     "512",
                 ],
@@ -153,6 +161,12 @@ class LlamaServer:
         )
         reply.raise_for_status()
         return int(reply.json()["tokens_predicted"])
+
+    def infill(self, request: dict) -> dict:
+        """POST /infill (llama.vim's request) and return the server's JSON answer."""
+        reply = self.client.post(f"{self.url}/infill", json=request)
+        reply.raise_for_status()
+        return reply.json()
 
     def close(self) -> None:
         self.client.close()

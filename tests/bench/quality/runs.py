@@ -3,12 +3,17 @@
 from __future__ import annotations
 
 import statistics
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from daemon.client.daemon_client import DaemonClient
+from daemon.client.launcher import free_port, launch
 from daemon.protocol import CompleteRequest, DoneEvent, ErrorEvent, StageEvent
+from daemon.settings import Settings
 
 
 @dataclass
@@ -65,3 +70,34 @@ def percentile(values: list[float], share: float) -> float:
 
 def p50(values: list[float]) -> float:
     return statistics.median(values) if values else float("nan")
+
+
+@contextmanager
+def daemon(base: Settings, work: Path, **overrides: Any) -> Iterator[DaemonClient]:
+    """A daemon of its own (``base`` with ``overrides``, a cache file of its own in ``work``) on
+    a free loopback port, and a client of it; stopped at the end."""
+    settings = base.model_copy(
+        update={
+            "port": free_port(),
+            "cache_path": work / f"cache-{free_port()}.sqlite3",
+            **overrides,
+        }
+    )
+    process, _ = launch(settings, work / f"daemon-{settings.port}.log")
+    try:
+        with DaemonClient(settings.daemon_url, timeout=300) as client:
+            yield client
+    finally:
+        process.terminate()
+        process.wait(timeout=60)
+
+
+def wait_idle(client: DaemonClient, limit_s: float = 120.0) -> None:
+    """Until the daemon runs nothing and has no window to read, or ``limit_s`` passed."""
+    end = time.monotonic() + limit_s
+    while time.monotonic() < end:
+        health = client.health()
+        warming = health.workload.get("windows_warming")
+        if not health.engine.get("running") and not health.queue_depth and not warming:
+            return
+        time.sleep(0.1)

@@ -18,12 +18,13 @@ from tests.bench.quality.runs import Answer
 
 
 class SavedAnswers:
-    """The answers of one run's parts, by model and part, under the run's ``settings``."""
+    """The answers of one run's parts, by model and part, under the run's ``settings``; each
+    answer a ``kind`` (a dataclass, ``Answer`` unless told)."""
 
-    def __init__(self, path: Path, settings: dict[str, Any]) -> None:
+    def __init__(self, path: Path, settings: dict[str, Any], kind: Any = Answer) -> None:
         self.path = path
         self.settings = json.loads(json.dumps(settings, default=str))
-        self.parts: dict[tuple[str, str], list[Answer]] = {}
+        self.parts: dict[tuple[str, str], list[Any]] = {}
         if path.is_file():
             for line in path.read_text(encoding="utf-8").splitlines():
                 try:
@@ -31,13 +32,13 @@ class SavedAnswers:
                 except json.JSONDecodeError:
                     continue  # the part being written when the run stopped
                 if record.get("settings") == self.settings:
-                    answers = [Answer(**answer) for answer in record["answers"]]
+                    answers = [kind(**answer) for answer in record["answers"]]
                     self.parts[(record["model"], record["part"])] = answers
 
-    def get(self, model: str, part: str) -> list[Answer] | None:
+    def get(self, model: str, part: str) -> list[Any] | None:
         return self.parts.get((model, part))
 
-    def put(self, model: str, part: str, answers: list[Answer]) -> None:
+    def put(self, model: str, part: str, answers: list[Any]) -> None:
         self.parts[(model, part)] = answers
         record = {
             "model": model,

@@ -149,6 +149,28 @@ await step('accepted with Tab', async () => {
   return { editorText: text, status };
 });
 
+await step('next candidate', async () => {
+  // A statement the model finishes in several ways: Alt+] shows the next of its candidates.
+  await openFile(config.cycle.file);
+  await page.keyboard.press('Control+End');
+  await page.keyboard.type(config.cycle.typed, { delay: 5 });
+  const ghost = async () =>
+    page.$$eval('.ghost-text-decoration, .ghost-text', (els) =>
+      els.map((el) => el.textContent ?? '').join(''),
+    );
+  const first = await until('ghost text', async () => {
+    const found = await ghost();
+    return found.trim() ? found : null;
+  }, 60000);
+  await page.keyboard.press('Alt+BracketRight');
+  const next = await until('the next candidate', async () => {
+    const found = await ghost();
+    return found.trim() && found !== first ? found : null;
+  }, 30000);
+  await page.keyboard.press('Escape');
+  return { first, next };
+});
+
 await step('quick fix', async () => {
   await openFile(config.quickFix.file);
   await page.keyboard.press('Control+Home');

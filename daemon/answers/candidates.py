@@ -1,0 +1,171 @@
+"""Several fast-path answers from one prompt: each candidate fitted to the gap, checked against
+the workspace, ranked, and judged by the model's confidence.
+
+The engine decodes up to the ``candidates`` setting's continuations together
+(``daemon.engine.fork``): the job's own, greedy, and others that start from the next most
+likely first tokens. Each is trimmed to the gap as the one answer always was, then ranked:
+
+1. an answer that verifies (the file parses where it parsed) before one that does not;
+2. in Python, one that brings no new undefined name (ruff's F821 on the document with the
+   answer in place, where ruff is installed) before one that does;
+3. one whose call to a workspace function bound to its signature as the model wrote it before
+   one the call-fitting rule had to cut;
+4. then the model's own choice: its greedy continuation first, the others by the probability
+   of their first line.
+
+The model's own choice stays ahead of the probabilities on purpose: on the real-code benchmark
+(``tests/bench/bench_realcode.py``) the greedy line is the author's more often than a more
+probable other line, which is usually shorter (a line's probability falls with its length).
+
+The confidence of an answer is the model's probability of its first line: the product of its
+tokens' probabilities up to and including the token that ends the line. The gate
+(``min_confidence``) holds back an answer under the threshold; a user who accepts most answers
+gets a lower threshold, one who rejects most a higher one (``threshold_for``).
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from daemon.answers.gap import Trimmed
+from daemon.checks.lint import lint_python
+from daemon.engine.jobs import Continuation
+
+# Acceptances needed before the gate moves for a user.
+GATE_MIN_EVENTS = 10
+# How far the threshold moves at the extremes: x0.5 for a user who accepts everything, x1.5
+# for one who accepts nothing; x1 at an even rate.
+GATE_SPREAD = 0.5
+_UNDEFINED = re.compile(r"Undefined name `([^`]+)`")
+CALL_DID_NOT_FIT = "its call did not fit the callee's signature"
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """One continuation, fitted to the gap, with what the checks found."""
+
+    member: int  # 0: the model's greedy continuation; then the others, in the engine's order
+    written: str  # as the model wrote it
+    trimmed: Trimmed
+    logprob: float  # of the first line, its ending included
+    tokens: int  # the first line's tokens
+    faults: tuple[str, ...] = field(default=())
+
+    @property
+    def text(self) -> str:
+        return self.trimmed.text
+
+    @property
+    def verified(self) -> bool:
+        return self.trimmed.verdict is None or self.trimmed.verdict.ok
+
+    @property
+    def confidence(self) -> float:
+        """The model's probability of the first line (1.0 when the engine gave none)."""
+        return math.exp(self.logprob)
+
+
+def first_line_logprob(continuation: Continuation) -> tuple[float, int]:
+    """The log-probability of a continuation's first line with the token that ends it (the
+    newline, or whatever ended the text), and how many tokens that is."""
+    text = continuation.text
+    end = text.find("\n")
+    limit = len(text) if end < 0 else end
+    total, count = 0.0, 0
+    for logprob, token_end in zip(
+        continuation.token_logprobs, continuation.token_ends, strict=False
+    ):
+        total += logprob
+        count += 1
+        if token_end > limit:
+            break
+    return total, count
+
+
+def candidate(member: int, continuation: Continuation, trimmed: Trimmed) -> Candidate:
+    logprob, tokens = first_line_logprob(continuation)
+    faults: list[str] = []
+    if not (trimmed.verdict is None or trimmed.verdict.ok):
+        faults.append(trimmed.verdict.reason or "it does not verify")
+    if "fit_call_arguments" in trimmed.fired:
+        faults.append(CALL_DID_NOT_FIT)
+    return Candidate(member, continuation.text, trimmed, logprob, tokens, tuple(faults))
+
+
+def undefined_names(text: str) -> set[str] | None:
+    """The names ruff's F821 finds undefined in a Python document; None without ruff."""
+    found = lint_python(text)
+    if found is None:
+        return None
+    names = set()
+    for diagnostic in found:
+        if diagnostic.code == "F821":
+            match = _UNDEFINED.search(diagnostic.message)
+            names.add(match.group(1) if match else diagnostic.message)
+    return names
+
+
+def with_new_names(candidates: Sequence[Candidate], prefix: str, suffix: str) -> list[Candidate]:
+    """The candidates, each with a fault for the names it leaves undefined that the document
+    without it did not (Python; unchanged without ruff)."""
+    before = undefined_names(prefix + suffix)
+    if before is None:
+        return list(candidates)
+    checked = []
+    for each in candidates:
+        after = undefined_names(prefix + each.text + suffix) if each.text else before
+        new = sorted((after or set()) - before)
+        if new:
+            fault = "undefined name " + ", ".join(f"`{name}`" for name in new)
+            each = Candidate(
+                each.member, each.written, each.trimmed, each.logprob, each.tokens,
+                (*each.faults, fault),
+            )  # fmt: skip
+        checked.append(each)
+    return checked
+
+
+def _rank_key(each: Candidate) -> tuple[int, int, int, int, float]:
+    return (
+        0 if each.verified else 1,
+        sum(1 for f in each.faults if f.startswith("undefined name")),
+        1 if CALL_DID_NOT_FIT in each.faults else 0,
+        0 if each.member == 0 else 1,
+        -each.logprob,
+    )
+
+
+def ranked(candidates: Sequence[Candidate]) -> list[Candidate]:
+    """Best first, without empty answers and without a text an earlier one has."""
+    seen: set[str] = set()
+    kept = []
+    for each in sorted(candidates, key=_rank_key):
+        key = each.text.rstrip()
+        if not key.strip() or key in seen:
+            continue
+        seen.add(key)
+        kept.append(each)
+    return kept
+
+
+def threshold_for(base: float, acceptance: float | None, events: int) -> float:
+    """The gate's threshold for a user with this acceptance rate over ``events`` answers."""
+    if acceptance is None or events < GATE_MIN_EVENTS or base <= 0:
+        return base
+    factor = 1 + GATE_SPREAD * (1 - 2 * acceptance)  # 1.5 at 0%, 1 at 50%, 0.5 at 100%
+    return min(1.0, base * factor)
+
+
+def held_back(confidence: float | None, threshold: float) -> bool:
+    """Whether the gate holds an answer back (an answer of unknown confidence is shown)."""
+    return confidence is not None and confidence < threshold
+
+
+def withheld_reason(confidence: float, threshold: float) -> str:
+    return (
+        f"withheld: the model gives this line {confidence:.0%}, below the {threshold:.0%} "
+        "threshold (min_confidence)"
+    )

@@ -1,0 +1,106 @@
+"""Candidates decoded together: one evaluated prompt, several continuations.
+
+When a job asks for ``candidates``, its prompt is read once. At its first token the job takes
+the most likely token, as always; each other candidate starts from the next most likely first
+token (one that the model gives at least ``MIN_SHARE``), in a sequence of its own that gets
+the prompt's KV by copy (the engine's slots copy a shared prefix), and goes on greedily. All of
+them are decoded in the same batches, so three candidates cost one prompt and one batched
+decode, not three. A candidate whose text becomes the job's own text so far, at a token
+boundary of both (the same text reached through other tokens), is dropped: greedy from there
+it would write what the job writes. Once the job's own text has ended, the others get a few
+tokens more (``worker.BRANCH_GRACE_TOKENS``) to end theirs, and are dropped when they do not:
+an answer never waits long for its alternatives.
+
+``Fork`` keeps the candidates of one job together: the job's ``Finished`` is sent when the last
+of them ends, with the others as its ``alternatives``.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable
+
+import numpy as np
+
+from daemon.engine.jobs import Continuation
+
+# A first token the model gives less than this share is not worth a sequence.
+MIN_SHARE = 0.005
+_MIN_LOGPROB = math.log(MIN_SHARE)
+
+
+def log_softmax_of(row: np.ndarray, token: int) -> float:
+    """The natural-log probability of ``token`` under the softmax of one row of logits."""
+    top = float(row.max())
+    return float(row[token]) - top - math.log(float(np.exp(row - top).sum()))
+
+
+def first_tokens(
+    row: np.ndarray, taken: int, count: int, excluded: Iterable[int] = ()
+) -> list[tuple[int, float]]:
+    """The ``count`` most likely first tokens other than ``taken`` (and ``excluded``: end of
+    text, banned tokens), most likely first, with their log-probabilities; those under
+    ``MIN_SHARE`` are left out."""
+    if count <= 0:
+        return []
+    skip = {taken, *excluded}
+    wanted = min(len(row), count + len(skip))
+    best = np.argpartition(-row, wanted - 1)[:wanted]
+    best = best[np.argsort(-row[best], kind="stable")]
+    top = float(row.max())
+    norm = top + math.log(float(np.exp(row - top).sum()))
+    found = []
+    for token in best:
+        token = int(token)
+        if token in skip:
+            continue
+        logprob = float(row[token]) - norm
+        if logprob < _MIN_LOGPROB:
+            break
+        found.append((token, logprob))
+        if len(found) == count:
+            break
+    return found
+
+
+class Fork:
+    """The candidates of one job: member 0 is the job's own, the others its branches in the
+    order of their first token's probability. ``close`` records a member's continuation and
+    says whether all have ended."""
+
+    def __init__(self) -> None:
+        self.members = 1  # the job's own
+        self.open = 1
+        self.ended: dict[int, tuple[Continuation, bool]] = {}
+
+    def branch(self) -> int:
+        """A new member; returns its index."""
+        index = self.members
+        self.members += 1
+        self.open += 1
+        return index
+
+    def close(self, member: int, continuation: Continuation, duplicate: bool = False) -> bool:
+        """Record that ``member`` ended (``duplicate``: dropped, having reached the job's own
+        text or run late); True when every member has."""
+        self.ended[member] = (continuation, duplicate)
+        self.open -= 1
+        return self.open == 0
+
+    @property
+    def own(self) -> Continuation:
+        return self.ended[0][0]
+
+    def alternatives(self) -> tuple[Continuation, ...]:
+        """The branches that ended with text of their own, in order."""
+        return tuple(
+            continuation
+            for member, (continuation, duplicate) in sorted(self.ended.items())
+            if member and not duplicate
+        )
+
+
+def same_path(own_text: str, own_ends: list[int], text: str) -> bool:
+    """Whether a branch's ``text`` is the job's own text up to a token boundary of it (the
+    branch then writes what the job writes)."""
+    return bool(text) and len(text) in own_ends and own_text.startswith(text)

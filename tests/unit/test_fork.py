@@ -1,0 +1,54 @@
+"""The helpers of candidates decoded together: the first tokens a fork starts from, a
+branch that reached the job's own text, and the members of one fork."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+from daemon.engine.fork import MIN_SHARE, Fork, first_tokens, log_softmax_of, same_path
+from daemon.engine.jobs import Continuation
+
+
+def logits(*probabilities: float) -> np.ndarray:
+    return np.log(np.array(probabilities, dtype=np.float32))
+
+
+def test_log_softmax_of_a_row():
+    row = logits(0.5, 0.25, 0.25)
+    assert log_softmax_of(row, 0) == pytest.approx(math.log(0.5), abs=1e-6)
+    assert log_softmax_of(row + 7.0, 1) == pytest.approx(math.log(0.25), abs=1e-6)
+
+
+def test_first_tokens_are_the_next_most_likely_most_likely_first():
+    row = logits(0.1, 0.5, 0.05, 0.3, 0.05)
+    found = first_tokens(row, taken=1, count=2)
+    assert [token for token, _ in found] == [3, 0]
+    assert found[0][1] == pytest.approx(math.log(0.3), abs=1e-6)
+
+
+def test_excluded_and_unlikely_tokens_never_start_a_branch():
+    rare = MIN_SHARE / 2
+    row = logits(0.6, 0.3, 0.1 - rare, rare)
+    assert [t for t, _ in first_tokens(row, taken=0, count=3, excluded=(1,))] == [2]
+    assert first_tokens(row, taken=0, count=0) == []
+
+
+def test_a_branch_on_the_jobs_own_path_is_recognised_at_a_token_boundary():
+    assert same_path("return x", [6, 8], "return")
+    assert not same_path("return x", [6, 8], "retu")  # not where a token of the job ends
+    assert not same_path("return x", [6, 8], "yield ")
+    assert not same_path("return x", [6, 8], "")
+
+
+def test_a_fork_ends_when_every_member_has_and_drops_duplicates():
+    fork = Fork()
+    first, second = fork.branch(), fork.branch()
+    assert (first, second) == (1, 2)
+    assert not fork.close(2, Continuation("b", "stop", 1))
+    assert not fork.close(1, Continuation("a", "stop", 1), duplicate=True)
+    assert fork.close(0, Continuation("own", "stop", 1))
+    assert fork.own.text == "own"
+    assert [c.text for c in fork.alternatives()] == ["b"]
