@@ -28,7 +28,7 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, replace
 
 from daemon.answers.gap import Trimmed
 from daemon.checks.lint import lint_python
@@ -52,7 +52,7 @@ class Candidate:
     trimmed: Trimmed
     logprob: float  # of the first line, its ending included
     tokens: int  # the first line's tokens
-    faults: tuple[str, ...] = field(default=())
+    faults: tuple[str, ...] = ()
 
     @property
     def text(self) -> str:
@@ -120,10 +120,7 @@ def with_new_names(candidates: Sequence[Candidate], prefix: str, suffix: str) ->
         new = sorted((after or set()) - before)
         if new:
             fault = "undefined name " + ", ".join(f"`{name}`" for name in new)
-            each = Candidate(
-                each.member, each.written, each.trimmed, each.logprob, each.tokens,
-                (*each.faults, fault),
-            )  # fmt: skip
+            each = replace(each, faults=(*each.faults, fault))
         checked.append(each)
     return checked
 

@@ -587,7 +587,9 @@ class CompletionPipeline:
         tokens: int | None = None,
         cache_match: Literal["exact", "typed"] | None = None,
     ) -> AsyncGenerator[Any, None]:
-        """The final stage and the done event, through the confidence gate."""
+        """The final stage and the done event, through the confidence gate (the user's own
+        threshold: their feedback history is loaded on first use)."""
+        await self.fast_mode(c.user)
         rate, events = self.book.acceptance(c.user)
         threshold = threshold_for(self.settings.min_confidence, rate, events)
         withheld: str | None = None

@@ -192,11 +192,11 @@ async def test_the_cache_keeps_the_alternatives_and_the_confidence_and_gates_aga
 
 
 async def test_a_user_who_accepts_everything_gets_a_lower_threshold():
+    # Their history is in the feedback log, not yet in this daemon's memory.
     backend = scripted(("total", -0.1))  # confidence 0.55
     for index in range(GATE_MIN_EVENTS):
         await backend.record_feedback(f"r{index}", "keen", True, "python")
     pipeline = CompletionPipeline(backend, SETTINGS.model_copy(update={"min_confidence": 0.7}))
-    await pipeline.fast_mode("keen")  # loads the user's history into the book
     events = [e async for e in await pipeline.start(request(cache=False), "keen")]
     assert events[-1].text == "total"  # 0.55 passes 0.7 x 0.5
     events = [e async for e in await pipeline.start(request(cache=False), "new")]
