@@ -115,7 +115,8 @@ async def test_inline_completion_with_stages_in_order(client: LanguageClient, wo
     result = await client.text_document_inline_completion_async(
         inline_params(uri, end_of(text), types.InlineCompletionTriggerKind.Automatic)
     )
-    assert result is not None and len(result.items) == 1
+    # The answer, then any other candidates decoded with it.
+    assert result is not None and len(result.items) >= 1
     item = result.items[0]
     assert item.insert_text.strip()
     assert item.command is not None and item.command.command == "assist.feedback"
@@ -140,11 +141,13 @@ async def test_completion_items_replace_the_word_being_typed(client: LanguageCli
             text_document=types.TextDocumentIdentifier(uri=uri), position=end_of(text)
         )
     )
-    assert result is not None and len(result.items) == 1
-    item = result.items[0]
-    assert item.text_edit.new_text.startswith("lo")
-    assert item.text_edit.range.start.character == end_of(text).character - 2
-    assert item.filter_text.startswith("lo")
+    # The answer, then any other candidates decoded with it: each replaces the word.
+    assert result is not None and len(result.items) >= 1
+    assert len({item.text_edit.new_text for item in result.items}) == len(result.items)
+    for item in result.items:
+        assert item.text_edit.new_text.startswith("lo")
+        assert item.text_edit.range.start.character == end_of(text).character - 2
+        assert item.filter_text.startswith("lo")
 
 
 async def test_quick_fix_makes_the_file_parse(client: LanguageClient, workspace: Path):
