@@ -1,6 +1,7 @@
 """Quick fixes: "Fix with assist" for each syntax error in the requested range.
 
-The errors come from the same parsers the daemon verifies with (run here, on the editor's text).
+The errors come from the same parsers the daemon verifies with (run here, on the editor's text),
+and from the language's own checker where the grammar accepts what the language does not.
 An action carries an edit only once the daemon has produced a verified fix: with clients that
 resolve code actions lazily the fix runs when the user picks the action; with the others it
 runs before the action is offered, and an error with no verified fix gets no action. When the
@@ -14,7 +15,8 @@ import logging
 
 from lsprotocol import types
 
-from daemon.checks.syntax import Diagnostic, check_syntax, supported_languages
+from daemon.checks.syntax import Diagnostic, supported_languages
+from daemon.checks.toolchain import syntax_problems
 from lsp.fixes import run_fix
 from lsp.server import AssistServer
 
@@ -56,7 +58,7 @@ def register(server: AssistServer) -> None:
         language = document.language_id
         if language not in supported_languages():
             return None
-        problems = await asyncio.to_thread(check_syntax, language, document.source)
+        problems = await asyncio.to_thread(syntax_problems, language, document.source)
         wanted = [p for p in problems if _overlaps(p, params.range)][:MAX_ACTIONS]
         if not wanted:
             return None

@@ -6,15 +6,23 @@ with the language's toolchain, when that is installed: ``node --check`` for Java
 ``gofmt -e`` for Go, ``rustfmt`` for Rust. A checker is used if present and never required: a
 missing one, or one that does not answer within its time, leaves the grammar's verdict alone.
 The text goes to a fresh temporary file (or stdin); no path a request names is ever opened.
+
+Where the checker rejects a text the grammar accepts (``node`` refuses ``a = b`` where ``a`` is
+not assignable; tree-sitter does not), ``tool_diagnostic`` turns its message and the place it
+names (``file:LINE`` and a caret line for node, ``<stdin>:LINE:COLUMN`` for gofmt and rustfmt)
+into a diagnostic that a repair can target.
 """
 
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import subprocess
 import tempfile
 from dataclasses import dataclass
+
+from daemon.checks.syntax import Diagnostic, check_syntax
 
 CHECK_TIMEOUT_S = 5.0
 _MESSAGE_CHARS = 200
@@ -44,6 +52,8 @@ class ToolVerdict:
     ok: bool = True
     tool: str | None = None
     message: str | None = None
+    line: int | None = None  # 0-based, where the checker names a place
+    column: int | None = None  # 0-based code points
 
 
 def checker_for(language: str) -> Checker | None:
@@ -72,7 +82,30 @@ def tool_check(language: str, text: str) -> ToolVerdict:
         return ToolVerdict(False)
     if done.returncode == 0:
         return ToolVerdict(True, True, checker.program)
-    return ToolVerdict(True, False, checker.program, _first_line(done.stderr))
+    line, column = _place(done.stderr)
+    return ToolVerdict(True, False, checker.program, _first_line(done.stderr), line, column)
+
+
+def syntax_problems(language: str, text: str) -> list[Diagnostic]:
+    """The grammar's syntax errors; where it has none, the language checker's objection."""
+    found = check_syntax(language, text)
+    if not found:
+        rejected = tool_diagnostic(language, text)
+        found = [rejected] if rejected is not None else []
+    return found
+
+
+def tool_diagnostic(language: str, text: str) -> Diagnostic | None:
+    """The checker's objection to ``text`` as a diagnostic, or None when it accepts the text
+    (or there is no checker). Without a place in its message, the diagnostic is at the start."""
+    verdict = tool_check(language, text)
+    if verdict.ok:
+        return None
+    lines = text.split("\n")
+    line = min(verdict.line or 0, max(0, len(lines) - 1))
+    column = min(verdict.column or 0, len(lines[line]))
+    message = f"{verdict.tool} rejects the file: {verdict.message}"
+    return Diagnostic(line, column, line, len(lines[line]), message, verdict.tool or language)
 
 
 def _run(command: list[str], stdin: str | None) -> subprocess.CompletedProcess[str]:
@@ -86,6 +119,27 @@ def _run(command: list[str], stdin: str | None) -> subprocess.CompletedProcess[s
         timeout=CHECK_TIMEOUT_S,
         check=False,
     )
+
+
+# "<stdin>:3:5" (gofmt, rustfmt's "--> <stdin>:3:5"), or node's "/tmp/.../candidate.js:3".
+_LINE_COLUMN = re.compile(r"<(?:stdin|standard input)>:(\d+):(\d+)")
+_NODE_LINE = re.compile(r"candidate\.js:(\d+)\s*$", re.MULTILINE)
+_CARETS = re.compile(r"^( *)\^+\s*$", re.MULTILINE)
+
+
+def _place(stderr: str) -> tuple[int | None, int | None]:
+    """The 0-based line and column a checker's message names, where it names one."""
+    found = _LINE_COLUMN.search(stderr)
+    if found:
+        return int(found.group(1)) - 1, int(found.group(2)) - 1
+    found = _NODE_LINE.search(stderr)
+    if not found:
+        return None, None
+    # node prints the line as it is in the file, then carets under the offending part.
+    rest = stderr[found.end() :].split("\n")
+    if len(rest) >= 3 and _CARETS.match(rest[2]):
+        return int(found.group(1)) - 1, len(rest[2]) - len(rest[2].lstrip(" "))
+    return int(found.group(1)) - 1, None
 
 
 def _first_line(stderr: str) -> str:

@@ -1,9 +1,10 @@
 """What is wrong with a document, and how a repair is judged.
 
-``diagnose`` finds the problems (syntax errors from a real parser, and ruff's findings for
-Python in a ruff workspace); ``accepts`` says whether a candidate is progress (the targeted
-error gone, none new before it, fewer where the parser reports them all); ``change_size``
-measures a fix.
+``diagnose`` finds the problems (syntax errors from a real parser; where the grammar accepts
+the file, the objection of the language's own checker when one is installed; and ruff's
+findings for Python in a ruff workspace); ``accepts`` says whether a candidate is progress
+(the targeted error gone, none new before it, fewer where the parser reports them all);
+``change_size`` measures a fix.
 """
 
 from __future__ import annotations
@@ -14,7 +15,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from daemon.checks.lint import lint_python
-from daemon.checks.syntax import Diagnostic, check_syntax
+from daemon.checks.syntax import Diagnostic
+from daemon.checks.toolchain import syntax_problems
 from daemon.protocol import DiagnosticInfo, Span
 
 
@@ -46,7 +48,7 @@ def info(d: Diagnostic) -> DiagnosticInfo:
 
 
 def diagnose(language: str, text: str, use_ruff: bool, line_length: int | None) -> Problems:
-    syntax = check_syntax(language, text)
+    syntax = syntax_problems(language, text)  # a file the grammar accepts may still be broken
     lint = None
     if use_ruff and not syntax:
         lint = lint_python(text, line_length)
@@ -116,10 +118,11 @@ def accepts(before: Problems, after: Problems) -> bool:
         if not before.syntax:
             return False
         target = before.syntax[0]
-        # Python's compiler reports only the first error: one on a later line is the next
-        # round's (one later on the same line is most often the same error, moved).
-        # tree-sitter reports them all: none may come before the target, and fewer remain.
-        if all(p.source == "python" for p in after.syntax):
+        # Python's compiler (like the toolchains' checkers) reports only the first error: one
+        # on a later line is the next round's (one later on the same line is most often the
+        # same error, moved). tree-sitter reports them all: none may come before the target,
+        # and fewer remain.
+        if all(p.source != "tree-sitter" for p in after.syntax):
             if after.syntax[0].line <= target.line:
                 return False
         else:

@@ -4,9 +4,10 @@ A candidate that parses may still change the program: ``add(1, 2`` "fixed" as
 ``add(1, 2, 3, 4, 5)`` parses. A repair's change is read as tokens: what it adds and what it
 removes. Punctuation and keywords are structure; a name, number or string that appears nowhere
 near the error is invented, and a removed word is the author's code lost. The ranking, best
-first: fewest invented or lost tokens; the fewest brackets that disagree with the layout; the
-fewest errors left for later rounds; the model's judgement (the log-likelihood of the changed
-lines, when it was asked); the least punctuation deleted; the smallest change.
+first: fewest invented or lost tokens (a misspelt keyword left in place counts as one); the
+fewest brackets that disagree with the layout; the fewest errors left for later rounds; the
+model's judgement (the log-likelihood of the changed lines, when it was asked); the least
+punctuation deleted; the smallest change.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from collections import Counter
 from dataclasses import dataclass
 
 from daemon.repair.diagnosis import Problems
+from daemon.repair.keywords import one_slip_apart, slips_left
 from daemon.repair.layout import layout_mismatches
 from daemon.repair.scan import Token, scan
 
@@ -49,8 +51,12 @@ class Change:
         return sum(n for word, n in extra.items() if word not in nearby)
 
     def lost(self) -> int:
-        """The author's names, numbers and string literals that the change removes."""
+        """The author's names, numbers and string literals that the change removes (a word
+        respelt as the keyword it is one slip from, ``retrun`` as ``return``, is not lost)."""
         gone = _words(self.removed) - _words(self.added)
+        spelt = {t.text for t in self.added if t.text in KEYWORDS}
+        for word in [w for w in gone if any(one_slip_apart(w, k) for k in spelt)]:
+            del gone[word]
         strings = sum(t.kind == "string" for t in self.removed)
         strings -= sum(t.kind == "string" for t in self.added)
         return sum(gone.values()) + max(0, strings)
@@ -134,6 +140,7 @@ class Candidate:
     layout: int = 0
     size: int = 0
     deletes: int = 0  # punctuation it removes (an insertion is the likelier slip)
+    misspelt: int = 0  # misspelt keywords it leaves on the lines it changes (``retrun``)
     remaining: int = 0  # syntax errors left after it (the next rounds' work)
     score: float | None = None  # the model's log-likelihood of the changed lines
     meaning: str = ""
@@ -141,7 +148,7 @@ class Candidate:
 
     def key(self) -> tuple[int, int, int, float, int, int]:
         judged = -self.score if self.score is not None else 0.0
-        changed = self.invented + self.lost
+        changed = self.invented + self.lost + self.misspelt
         return (changed, self.layout, self.remaining, judged, self.deletes, self.size)
 
 
@@ -162,6 +169,7 @@ def describe(language: str, original: str, text: str, origin: str, size: int) ->
     change = token_change(language, original, text)
     lines = changed_lines(original, text)
     nearby = nearby_words(language, original, lines.start, lines.stop)
+    region = "\n".join(original.split("\n")[lines.start : lines.stop])
     return Candidate(
         text=text,
         origin=origin,
@@ -170,6 +178,7 @@ def describe(language: str, original: str, text: str, origin: str, size: int) ->
         layout=layout_mismatches(language, text),
         size=size,
         deletes=change.deleted_punctuation(),
+        misspelt=slips_left(language, region, text),
         meaning=meaning(language, text),
     )
 

@@ -272,10 +272,12 @@ def _step(target: Diagnostic, best: Candidate, verified: int) -> RepairStep:
 
 def _declined(steps: list[RepairStep], problems: Problems) -> str:
     """Why nothing is offered: no candidate at all, or how far the repair got."""
-    if not steps:
-        return "no candidate made the file parse" if problems.syntax else "no candidate helped"
     left = problems.targets[0] if problems.targets else None
     where = f" (line {left.line + 1}: {left.message})" if left else ""
+    if not steps:
+        return (
+            "no candidate made the file parse" if problems.syntax else "no candidate helped"
+        ) + where
     return (
         f"fixed {len(steps)} error{'s' if len(steps) > 1 else ''}, "
         f"but no verified repair for the next{where}; nothing was changed"

@@ -6,7 +6,8 @@ first error and propose what a programmer would have meant: ``elif`` for Python'
 ``print(x)`` for Python 2's ``print x``, the comma at the end of the line before, the closing
 quote of an unterminated string or template literal before the line's closing punctuation, a
 stray token at a line's end removed, ``==`` for ``=`` in a condition, a mis-indented line
-given the indentation of the block it is in. Every candidate is verified and ranked like any
+given the indentation of the block it is in, a misspelt keyword (``retrun``) spelt right, an
+arrow function's ``=>`` written ``=``. Every candidate is verified and ranked like any
 other; a rule only proposes.
 """
 
@@ -17,6 +18,7 @@ from collections.abc import Iterator
 
 from daemon.checks.syntax import Diagnostic
 from daemon.indentation import indent_of, width
+from daemon.repair.keywords import misspelt_keywords
 from daemon.repair.layout import code_end
 from daemon.repair.scan import scan
 
@@ -61,6 +63,8 @@ def slip_candidates(language: str, text: str, problem: Diagnostic) -> Iterator[t
         yield from _separator(language, lines, index)
         yield from _stray_end(language, lines, index)
         yield from _equals_in_condition(language, lines, index)
+        yield from _misspelt_keyword(language, lines, index, text)
+        yield from _arrow(language, lines, index)
 
 
 def _replace(lines: list[str], index: int, new: str) -> str:
@@ -203,3 +207,43 @@ def _equals_in_condition(language: str, lines: list[str], index: int) -> Iterato
     for match in _LONE_EQUALS.finditer(line[: code_end(language, line)]):
         spot = match.start()
         yield "== for = in a condition", _replace(lines, index, line[:spot] + "=" + line[spot:])
+
+
+_NAME = re.compile(r"\b[A-Za-z_]\w*\b")
+# `(a, b) = expr` inside an expression: an arrow function whose `>` was lost.
+_LOST_ARROW = re.compile(r"\)\s*=(?![=>])")
+
+
+def _misspelt_keyword(
+    language: str, lines: list[str], index: int, text: str
+) -> Iterator[tuple[str, str]]:
+    """A word one slip away from a keyword (``retrun``, ``improt``) spelt as the keyword.
+
+    Only a word the document uses nowhere else: a name one letter from a keyword that the
+    code uses (``form``, ``lets``) is the author's own."""
+    line = lines[index]
+    end = code_end(language, line)
+    tokens, _ = scan(language, line[:end])
+    for token in tokens:
+        if token.kind in ("string", "comment") or not _NAME.fullmatch(token.text):
+            continue
+        keywords = misspelt_keywords(language, token.text)
+        if not keywords or len(re.findall(rf"\b{re.escape(token.text)}\b", text)) != 1:
+            continue
+        start = token.column
+        for word in keywords:
+            fixed = line[:start] + word + line[start + len(token.text) :]
+            yield f"misspelt keyword {token.text} -> {word}", _replace(lines, index, fixed)
+
+
+def _arrow(language: str, lines: list[str], index: int) -> Iterator[tuple[str, str]]:
+    """``(x) = x + 1`` where an arrow function is meant: ``(x) => x + 1``."""
+    if not language.startswith(("javascript", "typescript")):
+        return
+    line = lines[index]
+    for match in _LOST_ARROW.finditer(line[: code_end(language, line)]):
+        spot = match.end()
+        yield (
+            "=> for = after a parameter list",
+            _replace(lines, index, line[:spot] + ">" + line[spot:]),
+        )

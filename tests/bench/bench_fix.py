@@ -1,14 +1,18 @@
 """Repairs that are what the author meant: the pipeline against a naive one-shot prompt.
 
-Over the corpus of broken files (tests/data/broken, eight languages, some with several
-errors), each repair is sorted into one of four outcomes by comparing it with the file's twin
-in tests/data/fixed:
+Over a corpus of broken files (by default tests/data/broken, eight languages, some with
+several errors; ``--corpus DIR`` for one written by tests/bench/typos.py: real code with one
+real typo each), each repair is sorted into one of five outcomes by comparing it with the
+file's twin in the corpus's fixed/ folder:
   intended    the result is the twin (the same syntax tree for Python; the same text, whitespace
               aside, elsewhere): what the author meant;
   different   it passes verification but is not the twin: a program that means something else;
   declined    nothing was offered (the file is left as it was);
   invalid     something was offered that fails the language's own check (the full compiler for
-              Python, the grammar and the toolchain's checker elsewhere).
+              Python, the grammar and the toolchain's checker elsewhere);
+  clean       the file was called clean ("nothing to fix") though its language rejects it.
+With a generated corpus the outcomes are also counted by language and by typo kind, and
+"the language's own check" is the generator's: node, the TypeScript compiler, javac, gcc.
 In one run, on the same model:
   pipeline    POST /v1/fix on a daemon (rules and layout, then the model; ranked by intent),
   model only  the same daemon with the rules turned off (fix_parser_hints=false),
@@ -18,7 +22,8 @@ In one run, on the same model:
               `git worktree add /tmp/before <rev>`, on the same corpus.
 It also prints the time to the skeleton event, the total time of a fix (median and max), the
 requests over their deadline, and the cache entries that fail verification (there must be none).
-Run: .venv/bin/python tests/bench/bench_fix.py [--before DIR] [--only python,go] [--json FILE]
+Run: .venv/bin/python tests/bench/bench_fix.py [--corpus DIR] [--before DIR] [--only python,go]
+     [--json FILE]
 """
 
 from __future__ import annotations
@@ -37,6 +42,8 @@ from collections import Counter
 from dataclasses import dataclass, field, fields
 from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
+
 from daemon.checks.syntax import check_syntax
 from daemon.checks.toolchain import tool_check
 from daemon.client.daemon_client import DaemonClient
@@ -48,6 +55,7 @@ from daemon.protocol import DoneEvent, ErrorEvent, FixRequest, StageEvent
 from daemon.settings import Settings, load_settings
 from models.loaded import LoadedModel
 from models.resolve import resolve_model
+from tests.bench.typos import rejects
 
 DATA = Path(__file__).resolve().parent.parent / "data"
 LANGUAGES = {
@@ -60,7 +68,51 @@ LANGUAGES = {
     ".c": "c",
     ".cpp": "cpp",
 }
-OUTCOMES = ("intended", "different", "declined", "invalid")
+OUTCOMES = ("intended", "different", "declined", "invalid", "clean")
+
+
+@dataclass(frozen=True)
+class Corpus:
+    """Broken files and their twins; for a generated corpus, each case's kind and origin."""
+
+    root: Path
+    cases: dict[str, dict[str, str]]  # file name (language/name) -> its cases.jsonl entry
+
+    @classmethod
+    def open(cls, root: Path) -> Corpus:
+        cases = {}
+        index = root / "cases.jsonl"
+        if index.exists():
+            for line in index.read_text().splitlines():
+                case = json.loads(line)
+                suffix = next(s for s, lang in LANGUAGES.items() if lang == case["language"])
+                cases[f"{case['language']}/{case['name']}{suffix}"] = case
+        return cls(root, cases)
+
+    def files(self, only: set[str] | None = None) -> list[Path]:
+        found = sorted(p for p in (self.root / "broken").rglob("*") if p.suffix in LANGUAGES)
+        return [p for p in found if only is None or LANGUAGES[p.suffix] in only]
+
+    def twin(self, path: Path) -> str:
+        return (self.root / "fixed" / path.parent.name / path.name).read_text()
+
+    def valid(self, path: Path, text: str) -> bool:
+        """The language's own check of ``text`` (a repair of ``path``)."""
+        language = LANGUAGES[path.suffix]
+        case = self.cases.get(name_of(path))
+        if case is None:
+            return valid(language, text)
+        return not check_syntax(language, text) and not rejects(language, text, case["source"])
+
+    def outcome(self, path: Path, offered: str | None, called_clean: bool = False) -> str:
+        language = LANGUAGES[path.suffix]
+        if called_clean:
+            return "clean"
+        if offered is None:
+            return "declined"
+        if not self.valid(path, offered):
+            return "invalid"
+        return "intended" if same_program(language, offered, self.twin(path)) else "different"
 
 
 @dataclass
@@ -82,15 +134,6 @@ def name_of(path: Path) -> str:
     return f"{path.parent.name}/{path.name}"
 
 
-def corpus(only: set[str] | None = None) -> list[Path]:
-    files = sorted(p for p in (DATA / "broken").rglob("*") if p.suffix in LANGUAGES)
-    return [p for p in files if only is None or LANGUAGES[p.suffix] in only]
-
-
-def twin(path: Path) -> str:
-    return (DATA / "fixed" / path.parent.name / path.name).read_text()
-
-
 def valid(language: str, text: str) -> bool:
     """The language's own check: the full compiler for Python, grammar and toolchain else."""
     return not check_syntax(language, text) and tool_check(language, text).ok
@@ -105,16 +148,9 @@ def same_program(language: str, a: str, b: str) -> bool:
     return "".join(a.split()) == "".join(b.split())
 
 
-def outcome(path: Path, offered: str | None) -> str:
-    language = LANGUAGES[path.suffix]
-    if offered is None:
-        return "declined"
-    if not valid(language, offered):
-        return "invalid"
-    return "intended" if same_program(language, offered, twin(path)) else "different"
-
-
-def run_pipeline(settings: Settings, files: list[Path], code: Path | None = None) -> FixRun:
+def run_pipeline(
+    settings: Settings, corpus: Corpus, files: list[Path], code: Path | None = None
+) -> FixRun:
     work = Path(tempfile.mkdtemp(prefix="assist-bench-fix-"))
     cache = work / "c.sqlite3"
     settings = settings.model_copy(update={"port": free_port(), "cache_path": cache})
@@ -149,7 +185,8 @@ def run_pipeline(settings: Settings, files: list[Path], code: Path | None = None
                 if done.timings.total_ms > settings.fix_deadline_ms:
                     run.over_deadline += 1
                 offered = done.text if done.changed and not done.alternatives else None
-                result = outcome(path, offered)
+                clean = not done.changed and done.verified
+                result = corpus.outcome(path, offered, clean)
                 run.record(path, result)
                 if result == "intended" and done.repairs:
                     run.rules.update(step.rule for step in done.repairs)
@@ -169,7 +206,7 @@ def invalid_cache_entries(cache: Path) -> int:
     return sum(1 for text, language in rows if language and not valid(language, text))
 
 
-def run_naive(settings: Settings, files: list[Path]) -> FixRun:
+def run_naive(settings: Settings, corpus: Corpus, files: list[Path]) -> FixRun:
     model = LoadedModel(
         resolve_model(settings.model_path, settings.cache_dir, settings.model),
         n_ctx=settings.n_ctx,
@@ -204,7 +241,7 @@ def run_naive(settings: Settings, files: list[Path]) -> FixRun:
                 pass
             run.total_ms.append((time.perf_counter() - began) * 1000)
             answer = result.text.strip("\n") + "\n"
-            run.record(path, outcome(path, answer if answer.strip() else None))
+            run.record(path, corpus.outcome(path, answer if answer.strip() else None))
     finally:
         engine.close()
         model.close()
@@ -215,19 +252,27 @@ def median(values: list[float]) -> float:
     return statistics.median(values) if values else 0.0
 
 
-def print_table(total: int, runs: dict[str, FixRun]) -> None:
-    print(f"repairs over {total} broken files (tests/data/broken, eight languages)")
-    print(
-        f"  {'':<11} {'files':>5} {'intended':>14} {'different':>10} {'declined':>9} {'invalid':>8}"
+def _row(name: str, outcomes: Counter[str]) -> str:
+    files = sum(outcomes.values())
+    share = 100 * outcomes["intended"] / max(1, files)
+    return (
+        f"  {name:<24} {files:>5} {outcomes['intended']:>4} ({share:5.1f}%) "
+        f"{outcomes['different']:>9} {outcomes['declined']:>8} {outcomes['invalid']:>7} "
+        f"{outcomes['clean']:>6}"
     )
+
+
+_HEADER = (
+    f"  {'':<24} {'files':>5} {'as meant':>14} {'different':>9} {'declined':>8} "
+    f"{'invalid':>7} {'clean':>6}"
+)
+
+
+def print_table(corpus: Corpus, total: int, runs: dict[str, FixRun]) -> None:
+    print(f"repairs over {total} broken files ({corpus.root})")
+    print(_HEADER)
     for name, run in runs.items():
-        o = run.outcomes
-        files = sum(o.values())
-        share = 100 * o["intended"] / max(1, files)
-        print(
-            f"  {name:<11} {files:>5} {o['intended']:>4} ({share:5.1f}%) {o['different']:>10} "
-            f"{o['declined']:>9} {o['invalid']:>8}"
-        )
+        print(_row(name, run.outcomes))
     for name, run in runs.items():
         if not run.skeleton_ms:
             continue
@@ -240,11 +285,21 @@ def print_table(total: int, runs: dict[str, FixRun]) -> None:
         ratio = median(runs["pipeline"].total_ms) / max(1e-9, median(runs["before"].total_ms))
         print(f"  median total time, pipeline / before: {ratio:.2f}x")
     pipeline = runs["pipeline"]
+    if corpus.cases:
+        for facet in ("language", "kind"):
+            print(f"the pipeline by {facet}")
+            print(_HEADER)
+            groups: dict[str, Counter[str]] = {}
+            for file, result in pipeline.by_file.items():
+                group = corpus.cases[file][facet] if file in corpus.cases else "?"
+                groups.setdefault(group, Counter())[result] += 1
+            for group in sorted(groups):
+                print(_row(group, groups[group]))
     print(
         "  winning rules of intended repairs: "
         + ", ".join(f"{rule} {count}" for rule, count in pipeline.rules.most_common())
     )
-    for kind in ("different", "declined", "invalid"):
+    for kind in ("different", "declined", "invalid", "clean"):
         names = [f for f, o in pipeline.by_file.items() if o == kind]
         if names:
             print(f"  pipeline {kind}: {', '.join(names)}")
@@ -252,6 +307,9 @@ def print_table(total: int, runs: dict[str, FixRun]) -> None:
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
+    parser.add_argument(
+        "--corpus", type=Path, default=DATA, help="broken/ and fixed/ (tests/bench/typos.py)"
+    )
     parser.add_argument("--before", type=Path, help="an earlier checkout to measure too")
     parser.add_argument("--only", help="languages, comma-separated")
     parser.add_argument("--no-naive", action="store_true", help="skip the naive prompt")
@@ -261,19 +319,20 @@ def main() -> int:
     )
     parser.add_argument("--json", type=Path, help="also write every outcome to this file")
     args = parser.parse_args()
-    files = corpus(set(args.only.split(",")) if args.only else None)
+    corpus = Corpus.open(args.corpus)
+    files = corpus.files(set(args.only.split(",")) if args.only else None)
     settings = load_settings()
-    runs: dict[str, FixRun] = {"pipeline": run_pipeline(settings, files)}
+    runs: dict[str, FixRun] = {"pipeline": run_pipeline(settings, corpus, files)}
     print(f"pipeline: {dict(runs['pipeline'].outcomes)}", file=sys.stderr, flush=True)
     if not args.no_model_only:
         runs["model only"] = run_pipeline(
-            settings.model_copy(update={"fix_parser_hints": False}), files
+            settings.model_copy(update={"fix_parser_hints": False}), corpus, files
         )
     if not args.no_naive:
-        runs["naive"] = run_naive(settings, files[:: max(1, args.naive_every)])
+        runs["naive"] = run_naive(settings, corpus, files[:: max(1, args.naive_every)])
     if args.before is not None:
-        runs["before"] = run_pipeline(settings, files, code=args.before.resolve())
-    print_table(len(files), runs)
+        runs["before"] = run_pipeline(settings, corpus, files, code=args.before.resolve())
+    print_table(corpus, len(files), runs)
     if args.json:
         # Not asdict(): it rebuilds a Counter from its (key, count) pairs, counting the pairs.
         dumped = {

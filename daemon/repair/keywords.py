@@ -1,0 +1,86 @@
+"""The keywords of each language the repair parses, and the misspellings of them people type.
+
+``retrun``, ``improt``, ``fucntion``, ``esle``: a statement that starts with a word one slip
+away from a keyword (a letter swapped with its neighbour, one missing, one extra, one wrong)
+is most often that keyword. ``misspelt_keywords`` names the keywords a word could be; the
+repair's rules propose each, and verification and ranking choose.
+"""
+
+from __future__ import annotations
+
+import keyword
+import re
+
+_C = """auto break case char const continue default do double else enum extern float for goto
+    if inline int long register return short signed sizeof static struct switch typedef union
+    unsigned void volatile while"""
+_JAVASCRIPT = """async await break case catch class const continue debugger default delete do
+    else export extends finally for function if import in instanceof let new return static
+    super switch this throw try typeof var void while with yield"""
+_WORDS: dict[str, str] = {
+    "python": " ".join(keyword.kwlist),
+    "javascript": _JAVASCRIPT,
+    "typescript": _JAVASCRIPT
+    + """ abstract declare enum implements interface namespace private protected public
+    readonly type""",
+    "go": """break case chan const continue default defer else fallthrough for func go goto if
+    import interface map package range return select struct switch type var""",
+    "rust": """as async await break const continue crate else enum extern false fn for if impl in
+    let loop match mod move mut pub ref return self static struct super trait true type unsafe
+    use where while""",
+    "java": """abstract assert boolean break byte case catch char class const continue default do
+    double else enum extends final finally float for if implements import instanceof int
+    interface long native new package private protected public return short static super
+    switch synchronized this throw throws transient try void volatile while""",
+    "c": _C,
+    "cpp": _C
+    + """ catch class delete namespace new private protected public template this throw try
+    using virtual""",
+}
+_WORDS["javascriptreact"] = _WORDS["javascript"]
+_WORDS["typescriptreact"] = _WORDS["typescript"]
+KEYWORDS: dict[str, frozenset[str]] = {
+    name: frozenset(text.split()) for name, text in _WORDS.items()
+}
+
+_NAME = re.compile(r"\b[A-Za-z_]\w*\b")
+# Shorter words are too often names one letter away from a keyword (``fo``, ``dif``, ``it``);
+# a three-letter word counts only with the keyword's own letters swapped (``lte``, ``fro``).
+SHORTEST = 4
+
+
+def one_slip_apart(word: str, other: str) -> bool:
+    """Whether one typing slip turns ``other`` into ``word``: two neighbouring letters
+    swapped, one letter dropped, one added, or one replaced."""
+    if word == other or abs(len(word) - len(other)) > 1:
+        return False
+    if len(word) == len(other):
+        differ = [i for i in range(len(word)) if word[i] != other[i]]
+        if len(differ) == 1:
+            return True
+        first, *rest = differ
+        return (
+            len(differ) == 2
+            and rest[0] == first + 1
+            and word[first] == other[first + 1]
+            and word[first + 1] == other[first]
+        )
+    short, long_ = (word, other) if len(word) < len(other) else (other, word)
+    return any(long_[:i] + long_[i + 1 :] == short for i in range(len(long_)))
+
+
+def misspelt_keywords(language: str, word: str) -> list[str]:
+    """The keywords of ``language`` that ``word`` (not itself one) is one slip away from."""
+    words = KEYWORDS.get(language, frozenset())
+    if word in words or len(word) < 3:
+        return []
+    if len(word) < SHORTEST:
+        return sorted(k for k in words if sorted(k) == sorted(word) and one_slip_apart(word, k))
+    return sorted(k for k in words if len(k) >= SHORTEST and one_slip_apart(word, k))
+
+
+def slips_left(language: str, region: str, text: str) -> int:
+    """The words of ``region`` that ``text`` still uses exactly once and that are one slip
+    away from a keyword: a misspelt keyword the candidate ``text`` left in place."""
+    words = {w for w in _NAME.findall(region) if misspelt_keywords(language, w)}
+    return sum(1 for w in words if len(re.findall(rf"\b{re.escape(w)}\b", text)) == 1)
