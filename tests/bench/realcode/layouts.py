@@ -1,0 +1,137 @@
+"""Which part of assist's completion prompt costs or gains lines on real code: the prompt alone.
+
+On the real-repository cases (tests/bench/realcode), the model is given each prompt layout and
+decodes greedily, with no deadline and no post-processing, up to the end of the first line (32
+tokens at most); the first line is scored by exact match against the author's. So the figures
+isolate the prompt from the daemon's time budget and trimming rules:
+  bare      the model's own FIM prompt over the text around the cursor (1,536 tokens, 256 after),
+  assist    assist's prompt: the profile header, the repository context, its window layout,
+  nohdr     assist's prompt without the profile header,
+  noctx     assist's prompt without the repository context,
+  plain     assist's prompt with neither (its window layout alone).
+Answers are appended to OUT as JSON lines, and a rerun resumes from them.
+Run: .venv/bin/python tests/bench/realcode/layouts.py bare,assist,nohdr,noctx,plain 20 OUT
+(the second argument: cases of each cursor kind).
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[3]))
+
+from daemon.cursor import Cursor
+from daemon.prompt.build import build_prompt
+from daemon.prompt.context import PromptContext
+from daemon.prompt.header import render_header
+from daemon.settings import load_settings
+from models.resolve import resolve_model
+from tests.bench.quality.raw import RawModel
+from tests.bench.realcode.cases import KINDS, Document, document, load
+from tests.bench.realcode.checkout import Checkouts
+from tests.bench.realcode.score import expected_line, first_line
+
+WINDOW_TOKENS = 1536
+AFTER_TOKENS = 256
+FIRST_LINE_TOKENS = 32
+
+
+class Layouts:
+    def __init__(self, work: Path) -> None:
+        self.settings = load_settings()
+        path = resolve_model(None, self.settings.cache_dir, self.settings.model).path
+        self.raw = RawModel(path, 4096)
+        self.model = self.raw.model
+        self.checkouts = Checkouts(work)
+
+    def first_line(self, tokens: list[int]) -> str:
+        """Greedy decoding until a line break follows some code (or leads the text)."""
+        data = b""
+        text = ""
+        llm = self.model.llm
+        for count, token in enumerate(llm.generate(tokens, temp=0.0, top_k=1, reset=True)):
+            if token in self.raw.end_tokens or count >= FIRST_LINE_TOKENS:
+                break
+            data += self.model.piece(token)
+            text = data.decode("utf-8", errors="ignore")
+            stops = [s for s in self.raw.stops if s in text]
+            if stops:
+                return text[: min(text.find(s) for s in stops)]
+            if "\n" in text.lstrip("\n") or (text.strip() and "\n" in text):
+                break
+        return text
+
+    def bare(self, doc: Document) -> str:
+        model = self.model
+        suffix = self.raw._keep_lines(doc.after.split("\n"), AFTER_TOKENS, from_end=False)
+        room = WINDOW_TOKENS - len(model.tokenize_text(suffix))
+        prefix = self.raw._keep_lines(doc.before.split("\n"), room, from_end=True)
+        return self.first_line(model.format.build(model, prefix, suffix))
+
+    def assist(self, doc: Document, *, header: bool = True, context: bool = True) -> str:
+        req = self.checkouts.request(doc, context=context)
+        cursor = Cursor.locate(req.text, req.line, req.column)
+        shown = render_header(req.profile, req.language, req.path) if header else ""
+        budget = self.settings.context_budget_tokens
+        ctx = PromptContext(req.context, budget, req.language, req.path, req.repository)
+        prompt = build_prompt(
+            self.model.format,
+            self.model,
+            cursor,
+            budget=WINDOW_TOKENS,
+            suffix_budget=AFTER_TOKENS,
+            header=shown,
+            context=ctx,
+        )
+        return self.first_line(prompt.tokens)
+
+    def answer(self, layout: str, doc: Document) -> str:
+        if layout == "bare":
+            return self.bare(doc)
+        header = layout not in ("nohdr", "plain")
+        context = layout not in ("noctx", "plain")
+        return self.assist(doc, header=header, context=context)
+
+
+def main() -> int:
+    layouts = sys.argv[1].split(",")
+    limit = int(sys.argv[2])
+    out = Path(sys.argv[3])
+    cases = [c for kind in KINDS for c in [c for c in load() if c.kind == kind][:limit]]
+    done: dict[tuple[str, str], dict[str, object]] = {}
+    if out.exists():
+        for line in out.read_text().splitlines():
+            row = json.loads(line)
+            done[(row["v"], row["id"])] = row
+    work = out.parent / (out.stem + "-work")
+    work.mkdir(exist_ok=True)
+    runner = Layouts(work)
+    with out.open("a") as saved:
+        for layout in layouts:
+            began = time.time()
+            for case in cases:
+                if (layout, case.id) in done:
+                    continue
+                text = runner.answer(layout, document(case))
+                right = first_line(text, case.kind) == expected_line(case.expected, case.kind)
+                row = {"v": layout, "id": case.id, "kind": case.kind, "text": text, "ok": right}
+                done[(layout, case.id)] = row
+                saved.write(json.dumps(row) + "\n")
+                saved.flush()
+            print(f"{layout}: {time.time() - began:.0f} s", flush=True)
+    for layout in layouts:
+        rows = [done[(layout, c.id)] for c in cases]
+        kinds = {k: sum(bool(r["ok"]) for r in rows if r["kind"] == k) for k in KINDS}
+        right = sum(bool(r["ok"]) for r in rows)
+        print(
+            f"{layout:<7} exact {right}/{len(rows)}  "
+            + "  ".join(f"{k} {n}" for k, n in kinds.items())
+        )
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
