@@ -43,7 +43,7 @@ KEYWORDS: dict[str, frozenset[str]] = {
     name: frozenset(text.split()) for name, text in _WORDS.items()
 }
 
-_NAME = re.compile(r"\b[A-Za-z_]\w*\b")
+NAME = re.compile(r"\b[A-Za-z_]\w*\b")
 # Shorter words are too often names one letter away from a keyword (``fo``, ``dif``, ``it``);
 # a three-letter word counts only with the keyword's own letters swapped (``lte``, ``fro``).
 SHORTEST = 4
@@ -82,5 +82,10 @@ def misspelt_keywords(language: str, word: str) -> list[str]:
 def slips_left(language: str, region: str, text: str) -> int:
     """The words of ``region`` that ``text`` still uses exactly once and that are one slip
     away from a keyword: a misspelt keyword the candidate ``text`` left in place."""
-    words = {w for w in _NAME.findall(region) if misspelt_keywords(language, w)}
-    return sum(1 for w in words if len(re.findall(rf"\b{re.escape(w)}\b", text)) == 1)
+    words = {w for w in NAME.findall(region) if misspelt_keywords(language, w)}
+    return sum(1 for w in words if used_once(w, text))
+
+
+def used_once(word: str, text: str) -> bool:
+    """Whether ``text`` has the name ``word`` exactly once (a slip, not the code's own name)."""
+    return len(re.findall(rf"\b{re.escape(word)}\b", text)) == 1

@@ -18,7 +18,7 @@ from collections.abc import Iterator
 
 from daemon.checks.syntax import Diagnostic
 from daemon.indentation import indent_of, width
-from daemon.repair.keywords import misspelt_keywords
+from daemon.repair.keywords import NAME, misspelt_keywords, used_once
 from daemon.repair.layout import code_end
 from daemon.repair.scan import scan
 
@@ -209,7 +209,6 @@ def _equals_in_condition(language: str, lines: list[str], index: int) -> Iterato
         yield "== for = in a condition", _replace(lines, index, line[:spot] + "=" + line[spot:])
 
 
-_NAME = re.compile(r"\b[A-Za-z_]\w*\b")
 # `(a, b) = expr` inside an expression: an arrow function whose `>` was lost.
 _LOST_ARROW = re.compile(r"\)\s*=(?![=>])")
 
@@ -225,10 +224,10 @@ def _misspelt_keyword(
     end = code_end(language, line)
     tokens, _ = scan(language, line[:end])
     for token in tokens:
-        if token.kind in ("string", "comment") or not _NAME.fullmatch(token.text):
+        if token.kind in ("string", "comment") or not NAME.fullmatch(token.text):
             continue
         keywords = misspelt_keywords(language, token.text)
-        if not keywords or len(re.findall(rf"\b{re.escape(token.text)}\b", text)) != 1:
+        if not keywords or not used_once(token.text, text):
             continue
         start = token.column
         for word in keywords:
