@@ -92,6 +92,7 @@ from daemon.pipeline.requests import check_limits, language_of
 from daemon.prompt.build import BuiltPrompt, build_prompt
 from daemon.prompt.context import PromptContext
 from daemon.prompt.header import render_header
+from daemon.prompt.relevance import snippets_for_line
 from daemon.protocol import (
     Alternative,
     CompleteRequest,
@@ -212,8 +213,12 @@ class CompletionPipeline:
             route = fast_mode(route)
         lead = lead_in(cursor.before, route.body_indent) if route.kind == "deep" else ""
         header = render_header(req.profile, language, req.path)
+        # A fast-path line is shown only the snippets it names (prompt/relevance.py).
+        snippets = (
+            req.context if route.kind == "deep" else snippets_for_line(req.context, cursor.before)
+        )
         context = PromptContext(
-            req.context, settings.context_budget_tokens, language, req.path, req.repository
+            snippets, settings.context_budget_tokens, language, req.path, req.repository
         )
         bare = route.kind == "deep" and not cursor.line_text.strip()
         writing_at = cursor.line_start() if bare else cursor.typed(lead)

@@ -3,9 +3,16 @@
 tree-sitter's grammars are tolerant in places where the language's own parser is not (and the
 other way round), so a repair that the grammar accepts is also given to the checker that ships
 with the language's toolchain, when that is installed: ``node --check`` for JavaScript,
-``gofmt -e`` for Go, ``rustfmt`` for Rust. A checker is used if present and never required: a
-missing one, or one that does not answer within its time, leaves the grammar's verdict alone.
-The text goes to a fresh temporary file (or stdin); no path a request names is ever opened.
+``gofmt -e`` for Go, ``rustfmt`` for Rust, and, kept running between checks (they take a
+second or more to start), the TypeScript compiler's parser under node for TypeScript and
+javac's parser through the compiler API for Java (``resident.py``). A checker is used if
+present and never required: a missing one, or one that does not answer within its time, leaves
+the grammar's verdict alone. The text goes to a fresh temporary file, stdin or a pipe; no path
+a request names is ever opened.
+
+The TypeScript compiler is found at ``$ASSIST_TYPESCRIPT`` (its ``typescript.js``, or its
+package folder), else among node's global packages, else in a checkout of this project once its
+VS Code extension is built (``editors/vscode/node_modules``).
 
 Where the checker rejects a text the grammar accepts (``node`` refuses ``a = b`` where ``a`` is
 not assignable; tree-sitter does not), ``tool_diagnostic`` turns its message and the place it
@@ -15,13 +22,16 @@ into a diagnostic that a repair can target.
 
 from __future__ import annotations
 
+import functools
 import os
 import re
 import shutil
 import subprocess
 import tempfile
 from dataclasses import dataclass
+from pathlib import Path
 
+from daemon.checks.resident import ResidentChecker
 from daemon.checks.syntax import Diagnostic, check_syntax
 
 CHECK_TIMEOUT_S = 5.0
@@ -56,6 +66,53 @@ class ToolVerdict:
     column: int | None = None  # 0-based code points
 
 
+_HERE = Path(__file__).resolve().parent
+
+
+@functools.cache
+def typescript_compiler() -> str | None:
+    """The TypeScript compiler's ``typescript.js`` on this machine, or None."""
+    places: list[Path] = []
+    named = os.environ.get("ASSIST_TYPESCRIPT")
+    if named:
+        places += [Path(named), Path(named) / "lib/typescript.js"]
+    node = shutil.which("node")
+    if node is None:
+        return None
+    folders = [p for p in os.environ.get("NODE_PATH", "").split(os.pathsep) if p]
+    folders.append(str(Path(node).resolve().parents[1] / "lib/node_modules"))
+    folders.append(str(_HERE.parents[1] / "editors/vscode/node_modules"))
+    places += [Path(folder) / "typescript/lib/typescript.js" for folder in folders]
+    return next((str(p) for p in places if p.is_file()), None)
+
+
+def _typescript_command(flavour: str) -> list[str] | None:
+    compiler = typescript_compiler()
+    if compiler is None:
+        return None
+    return ["node", str(_HERE / "typescript_syntax.js"), compiler, flavour]
+
+
+def _java_command() -> list[str] | None:
+    if shutil.which("java") is None or shutil.which("javac") is None:
+        return None  # a runtime without the compiler (javac ships with it) cannot parse
+    return ["java", "-XX:TieredStopAtLevel=1", "-Xshare:auto", str(_HERE / "JavaSyntax.java")]
+
+
+# Checkers kept running, by language, and the name their verdicts give.
+_RESIDENT: dict[str, tuple[str, ResidentChecker]] = {
+    "typescript": (
+        "tsc",
+        ResidentChecker("TypeScript's parser", lambda: _typescript_command("ts")),
+    ),
+    "typescriptreact": (
+        "tsc",
+        ResidentChecker("TypeScript's parser (TSX)", lambda: _typescript_command("tsx")),
+    ),
+    "java": ("javac", ResidentChecker("javac's parser", _java_command)),
+}
+
+
 def checker_for(language: str) -> Checker | None:
     """The language's checker when it is installed on this machine."""
     checker = _CHECKERS.get(language)
@@ -66,6 +123,12 @@ def checker_for(language: str) -> Checker | None:
 
 def tool_check(language: str, text: str) -> ToolVerdict:
     """Ask the language's own checker about ``text``; ``ran=False`` when there is none."""
+    if language in _RESIDENT:
+        tool, resident = _RESIDENT[language]
+        answer = resident.check(text)
+        if answer is None:
+            return ToolVerdict(False)
+        return ToolVerdict(True, answer.ok, tool, answer.message, answer.line, answer.column)
     checker = checker_for(language)
     if checker is None:
         return ToolVerdict(False)

@@ -6,20 +6,29 @@ removes. Punctuation and keywords are structure; a name, number or string that a
 near the error is invented, and a removed word is the author's code lost. The ranking, best
 first: fewest invented or lost tokens (a misspelt keyword left in place counts as one); the
 fewest brackets that disagree with the layout; the fewest errors left for later rounds; the
-model's judgement (the log-likelihood of the changed lines, when it was asked); the least
-punctuation deleted; the smallest change.
+model's judgement (the log-likelihood of the changed lines, when it was asked); the fewest
+calls and member accesses the file has nowhere else (``os.path`` where the file writes
+``.path`` elsewhere, rather than ``os, path``); the least punctuation deleted; the smallest
+change.
+
+A lost bracket or dot can join two words (``print(x)`` typed ``printx)``): a repair that
+splits such a word, used once, into two the file knows, loses nothing and invents nothing, and
+one that leaves it in place counts it like a misspelt keyword left.
 """
 
 from __future__ import annotations
 
 import ast
+import builtins
 import difflib
+import functools
+import itertools
 import re
 from collections import Counter
 from dataclasses import dataclass
 
 from daemon.repair.diagnosis import Problems
-from daemon.repair.keywords import one_slip_apart, slips_left
+from daemon.repair.keywords import one_slip_apart, slips_left, used_once
 from daemon.repair.layout import layout_mismatches
 from daemon.repair.scan import Token, scan
 
@@ -34,6 +43,39 @@ _KEYWORD_TEXT = """
 """
 KEYWORDS = frozenset(_KEYWORD_TEXT.split())
 _WORD = re.compile(r"\w+")
+# Names a file may use without defining, beside its own words (Python's builtins; the
+# globals of JavaScript and TypeScript).
+_GLOBALS = {
+    "python": frozenset(dir(builtins)),
+    "javascript": frozenset(
+        [
+            "Array",
+            "Boolean",
+            "Date",
+            "Error",
+            "JSON",
+            "Map",
+            "Math",
+            "Number",
+            "Object",
+            "Promise",
+            "Reflect",
+            "RegExp",
+            "Set",
+            "String",
+            "Symbol",
+            "console",
+            "document",
+            "module",
+            "process",
+            "require",
+            "window",
+            "exports",
+        ]
+    ),
+}
+_GLOBALS["typescript"] = _GLOBALS["javascriptreact"] = _GLOBALS["javascript"]
+_GLOBALS["typescriptreact"] = _GLOBALS["javascript"]
 # Two candidates whose judged scores differ by less than this (nats) are a close call.
 CLOSE_SCORE = 1.0
 
@@ -45,15 +87,20 @@ class Change:
     added: tuple[Token, ...]
     removed: tuple[Token, ...]
 
-    def invented(self, nearby: frozenset[str]) -> int:
-        """Names, numbers and words of strings it adds that appear nowhere near the change."""
+    def invented(self, nearby: frozenset[str], split: Split | None = None) -> int:
+        """Names, numbers and words of strings it adds that appear nowhere near the change
+        (the parts of a joined word it splits are the author's)."""
         extra = _words(self.added) - _words(self.removed)
-        return sum(n for word, n in extra.items() if word not in nearby)
+        parts = split.parts if split else frozenset()
+        return sum(n for word, n in extra.items() if word not in nearby and word not in parts)
 
-    def lost(self) -> int:
+    def lost(self, split: Split | None = None) -> int:
         """The author's names, numbers and string literals that the change removes (a word
-        respelt as the keyword it is one slip from, ``retrun`` as ``return``, is not lost)."""
+        respelt as the keyword it is one slip from, ``retrun`` as ``return``, is not lost; nor
+        a joined word it splits)."""
         gone = _words(self.removed) - _words(self.added)
+        for word in split.joined if split else ():
+            del gone[word]
         spelt = {t.text for t in self.added if t.text in KEYWORDS}
         for word in [w for w in gone if any(one_slip_apart(w, k) for k in spelt)]:
             del gone[word]
@@ -65,6 +112,50 @@ class Change:
         return max(0, sum(t.kind == "punct" for t in self.removed) - _punct(self.added))
 
 
+@dataclass(frozen=True)
+class Split:
+    """Joined words a change splits (``printx`` into ``print`` and ``x``), and their parts."""
+
+    joined: frozenset[str]
+    parts: frozenset[str]
+
+
+def splits(change: Change, known: frozenset[str], original: str) -> Split:
+    """The words ``change`` removes that it puts back as two neighbouring words the file knows
+    (``known``), where the removed word is used once in ``original`` (a slip, not a name)."""
+    gone = _words(change.removed) - _words(change.added)
+    added = [w for t in change.added if t.kind != "punct" for w in _WORD.findall(t.text)]
+    joined: set[str] = set()
+    parts: set[str] = set()
+    for first, second in itertools.pairwise(added):
+        word = first + second
+        if (
+            word in gone
+            and _known(first, known)
+            and _known(second, known)
+            and used_once(word, original)
+        ):
+            joined.add(word)
+            parts.update((first, second))
+    return Split(frozenset(joined), frozenset(parts))
+
+
+def joined_left(region: str, text: str, known: frozenset[str]) -> int:
+    """Words of ``region`` that ``text`` still uses once and that split into two words the
+    file knows: a word that a lost bracket joined, left in place."""
+    count = 0
+    for word in set(_WORD.findall(region)):
+        if len(word) < 3 or not used_once(word, text):
+            continue
+        if any(_known(word[:i], known) and _known(word[i:], known) for i in range(1, len(word))):
+            count += 1
+    return count
+
+
+def _known(word: str, known: frozenset[str]) -> bool:
+    return word.isdigit() or word in known
+
+
 def _words(tokens: tuple[Token, ...]) -> Counter[str]:
     words: Counter[str] = Counter()
     for token in tokens:
@@ -72,6 +163,33 @@ def _words(tokens: tuple[Token, ...]) -> Counter[str]:
             continue
         words.update(w for w in _WORD.findall(token.text) if w not in KEYWORDS)
     return words
+
+
+def known_words(language: str, tokens: list[Token]) -> frozenset[str]:
+    """The words a document uses, with the language's keywords and globals."""
+    words = {w for t in tokens if t.kind != "punct" for w in _WORD.findall(t.text)}
+    return frozenset(words | KEYWORDS | _GLOBALS.get(language, frozenset()))
+
+
+def pairs(tokens: list[Token]) -> set[tuple[str, str]]:
+    """The document's member accesses and calls by name: ``os .``, ``. path``, ``print (``.
+    What a name is written beside tells a call from a value and an attribute from an item
+    (``os.path`` where the file writes ``.path`` elsewhere; not ``count(`` where ``count`` is
+    never called); other neighbours say little of the author, and are left out."""
+    found = set()
+    for a, b in itertools.pairwise(tokens):
+        if (a.kind == "word" and b.text in ".(") or (a.text == "." and b.kind == "word"):
+            found.add((a.text, b.text))
+    return found
+
+
+def unfamiliar_pairs(language: str, tokens: list[Token], text: str, original: str) -> int:
+    """Pairs of neighbouring tokens on the lines ``text`` changes that ``original`` (whose
+    tokens are ``tokens``) has nowhere."""
+    span = changed_lines(text, original)  # the lines of ``text`` that differ
+    new, _ = scan(language, text)
+    near = [t for t in new if span.start <= t.line < span.stop]
+    return len(pairs(near) - pairs(tokens))
 
 
 def _punct(tokens: tuple[Token, ...]) -> int:
@@ -125,8 +243,15 @@ def keeps_every_token(language: str, before: str, after: str) -> bool:
 def nearby_words(language: str, text: str, first_line: int, last_line: int) -> frozenset[str]:
     """The names, numbers and strings within ``NEAR_LINES`` of the lines that change."""
     low, high = first_line - NEAR_LINES, last_line + NEAR_LINES
-    tokens, _ = scan(language, text)  # the document's tokens, scanned once for every candidate
+    tokens = scanned(language, text)  # the document's tokens, scanned once for every candidate
     return frozenset(_words(tuple(t for t in tokens if low <= t.line <= high)))
+
+
+@functools.lru_cache(maxsize=8)
+def scanned(language: str, text: str) -> list[Token]:
+    """The tokens of a round's document, scanned once for all of its candidates."""
+    tokens, _ = scan(language, text)
+    return tokens
 
 
 @dataclass
@@ -140,16 +265,18 @@ class Candidate:
     layout: int = 0
     size: int = 0
     deletes: int = 0  # punctuation it removes (an insertion is the likelier slip)
-    misspelt: int = 0  # misspelt keywords it leaves on the lines it changes (``retrun``)
+    misspelt: int = 0  # misspelt keywords, or joined words, it leaves where it changes
+    unfamiliar: int = 0  # calls and member accesses it makes that the file has nowhere else
     remaining: int = 0  # syntax errors left after it (the next rounds' work)
     score: float | None = None  # the model's log-likelihood of the changed lines
     meaning: str = ""
     after: Problems | None = None  # the document's problems with it applied (its check)
 
-    def key(self) -> tuple[int, int, int, float, int, int]:
+    def key(self) -> tuple[int, int, int, float, int, int, int]:
         judged = -self.score if self.score is not None else 0.0
         changed = self.invented + self.lost + self.misspelt
-        return (changed, self.layout, self.remaining, judged, self.deletes, self.size)
+        facts = (self.layout, self.remaining, judged, self.unfamiliar, self.deletes, self.size)
+        return (changed, *facts)
 
 
 def changed_lines(old: str, new: str) -> range:
@@ -170,15 +297,19 @@ def describe(language: str, original: str, text: str, origin: str, size: int) ->
     lines = changed_lines(original, text)
     nearby = nearby_words(language, original, lines.start, lines.stop)
     region = "\n".join(original.split("\n")[lines.start : lines.stop])
+    tokens = scanned(language, original)
+    known = known_words(language, tokens)
+    split = splits(change, known, original)
     return Candidate(
         text=text,
         origin=origin,
-        invented=change.invented(nearby),
-        lost=change.lost(),
+        invented=change.invented(nearby, split),
+        lost=change.lost(split),
         layout=layout_mismatches(language, text),
         size=size,
         deletes=change.deleted_punctuation(),
-        misspelt=slips_left(language, region, text),
+        misspelt=slips_left(language, region, text) + joined_left(region, text, known),
+        unfamiliar=unfamiliar_pairs(language, tokens, text, original),
         meaning=meaning(language, text),
     )
 

@@ -7,20 +7,22 @@ first error and propose what a programmer would have meant: ``elif`` for Python'
 quote of an unterminated string or template literal before the line's closing punctuation, a
 stray token at a line's end removed, ``==`` for ``=`` in a condition, a mis-indented line
 given the indentation of the block it is in, a misspelt keyword (``retrun``) spelt right, an
-arrow function's ``=>`` written ``=``. Every candidate is verified and ranked like any
-other; a rule only proposes.
+arrow function's ``=>`` written ``=``, a lost opening bracket (``printx)`` for ``print(x)``)
+and a dot or comma lost between two words of a line (``os path`` for ``os.path``). Every
+candidate is verified and ranked like any other; a rule only proposes.
 """
 
 from __future__ import annotations
 
+import itertools
 import re
 from collections.abc import Iterator
 
 from daemon.checks.syntax import Diagnostic
 from daemon.indentation import indent_of, width
-from daemon.repair.keywords import NAME, misspelt_keywords, used_once
+from daemon.repair.keywords import KEYWORDS, NAME, misspelt_keywords, used_once
 from daemon.repair.layout import code_end
-from daemon.repair.scan import scan
+from daemon.repair.scan import Token, scan
 
 _ELSE_IF = re.compile(r"^(\s*)else\s+if\b")
 _PRINT = re.compile(r"^(\s*)print\s+(?![(=])(.+)$")
@@ -65,6 +67,8 @@ def slip_candidates(language: str, text: str, problem: Diagnostic) -> Iterator[t
         yield from _equals_in_condition(language, lines, index)
         yield from _misspelt_keyword(language, lines, index, text)
         yield from _arrow(language, lines, index)
+        yield from _lost_opener(language, lines, index, text)
+        yield from _lost_between_words(language, lines, index, text)
 
 
 def _replace(lines: list[str], index: int, new: str) -> str:
@@ -246,3 +250,93 @@ def _arrow(language: str, lines: list[str], index: int) -> Iterator[tuple[str, s
             "=> for = after a parameter list",
             _replace(lines, index, line[:spot] + ">" + line[spot:]),
         )
+
+
+_OPENER_OF = {")": "(", "]": "["}
+
+
+def _lost_opener(
+    language: str, lines: list[str], index: int, text: str
+) -> Iterator[tuple[str, str]]:
+    """A line whose first unmatched ``)`` or ``]`` lost its opener: the opener put where a
+    call or an index begins, after a word before it (``print x)``, ``f)`` for ``f()``), or
+    inside a word the document uses only there (``printx)`` joined ``print`` and ``x``)."""
+    line = lines[index]
+    tokens, _ = scan(language, line[: code_end(language, line)])
+    open_: list[str] = []
+    unmatched = None
+    for number, token in enumerate(tokens):
+        if token.kind != "punct":
+            continue
+        if token.text in "([{":
+            open_.append(token.text)
+        elif token.text in ")]}":
+            if not open_:
+                unmatched = number
+                break
+            open_.pop()
+    if unmatched is None or tokens[unmatched].text not in _OPENER_OF:
+        return
+    opener = _OPENER_OF[tokens[unmatched].text]
+    spots: list[int] = []
+    for token, after in itertools.pairwise(tokens[: unmatched + 1]):
+        if token.kind != "word":
+            continue
+        if after.text != opener:
+            spots.append(token.column + len(token.text))
+        if used_once(token.text, text):
+            spots += [token.column + i for i in range(1, len(token.text))]
+    for spot in dict.fromkeys(spots):
+        yield f"lost {opener}", _replace(lines, index, line[:spot] + opener + line[spot:])
+
+
+def _lost_between_words(
+    language: str, lines: list[str], index: int, text: str
+) -> Iterator[tuple[str, str]]:
+    """Two operands side by side where the language needs something between: the dot of a
+    member access (``os path``) or of a number (``1 5``), the comma between items
+    (``f(a b)``), the colon of a type (``reason number``, TypeScript and Python). The dot
+    first where the document writes ``.name`` elsewhere, the colon where it writes
+    ``: name``, the comma first otherwise."""
+    line = lines[index]
+    tokens, _ = scan(language, line[: code_end(language, line)])
+    words = KEYWORDS.get(language, frozenset())
+    listed = _in_a_list(tokens)
+    for number, (first, second) in enumerate(itertools.pairwise(tokens)):
+        if first.text in words or second.text in words or second.kind == "punct":
+            continue
+        if first.kind == "punct" and first.text not in ")]":
+            continue
+        end = first.column + len(first.text)
+        if line[end : second.column].strip(" \t") or end == second.column:
+            continue
+        both_words = first.kind == second.kind == "word"
+        dot = both_words and first.text[0].isdigit() == second.text[0].isdigit()
+        comma = ("lost , between operands", line[:end] + "," + line[end:])
+        dotted = ("lost . between words", line[:end] + "." + line[second.column :])
+        proposals = [comma] if listed[number] else []
+        if dot:
+            member = "." + second.text
+            later = member not in text and not first.text[0].isdigit()
+            proposals.insert(len(proposals) if later else 0, dotted)
+        if both_words and language in ("typescript", "typescriptreact", "python"):
+            typed = ("lost : before a type", line[:end] + ":" + line[end:])
+            # First where the document annotates with that type elsewhere (``: number``).
+            proposals.insert(0 if f": {second.text}" in text else len(proposals), typed)
+        for rule, new in proposals:
+            yield rule, _replace(lines, index, new)
+
+
+def _in_a_list(tokens: list[Token]) -> list[bool]:
+    """For each token, whether it stands among items: inside a bracket, or beside a comma at
+    its own depth (``return a, b``)."""
+    depth = 0
+    depths = []
+    for token in tokens:
+        if token.kind == "punct" and token.text in ")]}":
+            depth = max(0, depth - 1)
+        depths.append(depth)
+        if token.kind == "punct" and token.text in "([{":
+            depth += 1
+    top_commas = any(t.text == "," and d == 0 for t, d in zip(tokens, depths, strict=True))
+    return [d > 0 or top_commas for d in depths]

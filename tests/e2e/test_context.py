@@ -1,6 +1,6 @@
 """Context from the rest of the workspace against a real daemon and the real model: it reaches
-the prompt (more prompt tokens), it is part of what a cached answer is keyed by, and the CLI and
-the language server gather it from real files."""
+the prompt (more prompt tokens) when the line names what it defines, it is part of what a cached
+answer is keyed by, and the CLI and the language server gather it from real files."""
 
 from __future__ import annotations
 
@@ -26,7 +26,10 @@ def with_tax(amount: float, rate: float = 0.2) -> float:
     """The amount with value-added tax at ``rate``."""
     return amount * (1 + rate)
 '''
-DOCUMENT = "from prices import with_tax\n\n\ndef total(items: list[float]) -> float:\n    "
+# The line being completed names what the other files define (a fast-path completion is shown
+# only the snippets its line names).
+LAST_LINE = "    return with_tax(sum(items)) + SHIPPING * "
+DOCUMENT = "from prices import with_tax\n\n\ndef total(items: list[float]) -> float:\n" + LAST_LINE
 SNIPPET = {
     "path": "prices.py",
     "text": 'def with_tax(amount: float, rate: float = 0.2) -> float:\n    """VAT."""\n    ...\n',
@@ -64,7 +67,16 @@ def test_the_cli_sends_what_the_file_imports_unless_told_not_to(daemon, tmp_path
 
     def prompt_tokens(*extra: str) -> int:
         out = assist(
-            *("complete", str(app), "--line", line, "--column", "5", "--json", "--no-cache"),
+            *(
+                "complete",
+                str(app),
+                "--line",
+                line,
+                "--column",
+                str(len(LAST_LINE)),
+                "--json",
+                "--no-cache",
+            ),
             *("--max-tokens", "8", *extra, *port_args(daemon)),
         )
         assert out.returncode == 0, out.stderr

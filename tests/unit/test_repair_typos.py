@@ -121,3 +121,53 @@ def test_the_checkers_messages_name_their_place():
     assert _place(rustfmt) == (1, 13)
     assert _place("<standard input>:4:2: expected '}'") == (3, 1)  # gofmt
     assert _place("something else went wrong") == (None, None)
+
+
+# Real-code typos of the generated corpus (tests/bench/typos.py) that the rules missed.
+LOST_BETWEEN_CASES = [
+    (  # a lost "(" joined the callee and its argument
+        "python",
+        "import os\n\n\ndef size(path):\n    return os.stat(path).st_size + lenpath)\n",
+        "import os\n\n\ndef size(path):\n    return os.stat(path).st_size + len(path)\n",
+    ),
+    (  # a lost "(" of a call with no arguments
+        "typescript",
+        "const a = 'X';\nconst b = a.toLowerCase();\nconst c = a.toLowerCase);\n",
+        "const a = 'X';\nconst b = a.toLowerCase();\nconst c = a.toLowerCase();\n",
+    ),
+    (  # a lost dot of a member the file uses elsewhere
+        "python",
+        "import os\n\nA = os.path.join('a', 'b')\nB = os path.join('c', 'd')\n",
+        "import os\n\nA = os.path.join('a', 'b')\nB = os.path.join('c', 'd')\n",
+    ),
+    (  # a lost decimal point
+        "javascript",
+        "function slow(t, left) {\n  return t * 1 5 > left;\n}\n",
+        "function slow(t, left) {\n  return t * 1.5 > left;\n}\n",
+    ),
+    (  # a lost comma between arguments: not a member the file has
+        "javascript",
+        "function pad(group) {\n  return fmt('%d', 4 - group.length group);\n}\n",
+        "function pad(group) {\n  return fmt('%d', 4 - group.length, group);\n}\n",
+    ),
+    (  # a lost comma after a closing bracket
+        "typescript",
+        "const pid = parseInt(process.argv[2] 10);\n",
+        "const pid = parseInt(process.argv[2], 10);\n",
+    ),
+    (  # a lost colon of a type the file writes elsewhere
+        "typescript",
+        "function f(events: number[], reason number): number {\n  return reason;\n}\n",
+        "function f(events: number[], reason: number): number {\n  return reason;\n}\n",
+    ),
+]
+
+
+@pytest.mark.parametrize(("language", "broken", "intended"), LOST_BETWEEN_CASES)
+def test_what_was_lost_between_two_words_is_put_back(language: str, broken: str, intended: str):
+    assert repaired(language, broken) == intended
+
+
+def test_a_doubled_closer_is_removed_rather_than_given_an_opener():
+    broken = "function f(v) {\n  const code = v[0].charCodeAt(0));\n  return code;\n}\n"
+    assert repaired("javascript", broken) == broken.replace("(0));", "(0);")

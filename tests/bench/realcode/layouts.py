@@ -5,12 +5,16 @@ decodes greedily, with no deadline and no post-processing, up to the end of the 
 tokens at most); the first line is scored by exact match against the author's. So the figures
 isolate the prompt from the daemon's time budget and trimming rules:
   bare      the model's own FIM prompt over the text around the cursor (1,536 tokens, 256 after),
-  assist    assist's prompt: the profile header, the repository context, its window layout,
+  assist    assist's prompt: the profile header, the repository context of the snippets the
+            cursor's line names (daemon/prompt/relevance.py), its window layout,
+  ungated   assist's prompt with every snippet the client sent, named by the line or not,
   nohdr     assist's prompt without the profile header,
   noctx     assist's prompt without the repository context,
   plain     assist's prompt with neither (its window layout alone).
-Answers are appended to OUT as JSON lines, and a rerun resumes from them.
-Run: .venv/bin/python tests/bench/realcode/layouts.py bare,assist,nohdr,noctx,plain 20 OUT
+Answers are appended to OUT as JSON lines, and a rerun resumes from them. A layout that gives
+a case the very prompt another layout gave it (assist's prompt where the line names every
+snippet, or none) is given that answer again: greedy decoding of the same tokens.
+Run: .venv/bin/python tests/bench/realcode/layouts.py bare,assist,ungated,noctx 20 OUT
 (the second argument: cases of each cursor kind).
 """
 
@@ -19,7 +23,10 @@ from __future__ import annotations
 import json
 import sys
 import time
+from array import array
 from pathlib import Path
+
+import xxhash
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[3]))
 
@@ -27,6 +34,7 @@ from daemon.cursor import Cursor
 from daemon.prompt.build import build_prompt
 from daemon.prompt.context import PromptContext
 from daemon.prompt.header import render_header
+from daemon.prompt.relevance import snippets_for_line
 from daemon.settings import load_settings
 from models.resolve import resolve_model
 from tests.bench.quality.raw import RawModel
@@ -39,6 +47,10 @@ AFTER_TOKENS = 256
 FIRST_LINE_TOKENS = 32
 
 
+def prompt_key(tokens: list[int]) -> str:
+    return xxhash.xxh3_64_hexdigest(array("i", tokens).tobytes())
+
+
 class Layouts:
     def __init__(self, work: Path) -> None:
         self.settings = load_settings()
@@ -46,9 +58,18 @@ class Layouts:
         self.raw = RawModel(path, 4096)
         self.model = self.raw.model
         self.checkouts = Checkouts(work)
+        self.answers: dict[str, str] = {}  # prompt key -> answer
+        self.last_prompt = ""
 
     def first_line(self, tokens: list[int]) -> str:
         """Greedy decoding until a line break follows some code (or leads the text)."""
+        key = prompt_key(tokens)
+        if key not in self.answers:
+            self.answers[key] = self._decode(tokens)
+        self.last_prompt = key
+        return self.answers[key]
+
+    def _decode(self, tokens: list[int]) -> str:
         data = b""
         text = ""
         llm = self.model.llm
@@ -71,12 +92,15 @@ class Layouts:
         prefix = self.raw._keep_lines(doc.before.split("\n"), room, from_end=True)
         return self.first_line(model.format.build(model, prefix, suffix))
 
-    def assist(self, doc: Document, *, header: bool = True, context: bool = True) -> str:
+    def assist(
+        self, doc: Document, *, header: bool = True, context: bool = True, gated: bool = True
+    ) -> str:
         req = self.checkouts.request(doc, context=context)
         cursor = Cursor.locate(req.text, req.line, req.column)
         shown = render_header(req.profile, req.language, req.path) if header else ""
         budget = self.settings.context_budget_tokens
-        ctx = PromptContext(req.context, budget, req.language, req.path, req.repository)
+        snippets = snippets_for_line(req.context, cursor.before) if gated else req.context
+        ctx = PromptContext(snippets, budget, req.language, req.path, req.repository)
         prompt = build_prompt(
             self.model.format,
             self.model,
@@ -93,7 +117,7 @@ class Layouts:
             return self.bare(doc)
         header = layout not in ("nohdr", "plain")
         context = layout not in ("noctx", "plain")
-        return self.assist(doc, header=header, context=context)
+        return self.assist(doc, header=header, context=context, gated=layout != "ungated")
 
 
 def main() -> int:
@@ -109,6 +133,9 @@ def main() -> int:
     work = out.parent / (out.stem + "-work")
     work.mkdir(exist_ok=True)
     runner = Layouts(work)
+    runner.answers.update(
+        {str(r["prompt"]): str(r["text"]) for r in done.values() if "prompt" in r}
+    )
     with out.open("a") as saved:
         for layout in layouts:
             began = time.time()
@@ -118,6 +145,7 @@ def main() -> int:
                 text = runner.answer(layout, document(case))
                 right = first_line(text, case.kind) == expected_line(case.expected, case.kind)
                 row = {"v": layout, "id": case.id, "kind": case.kind, "text": text, "ok": right}
+                row["prompt"] = runner.last_prompt
                 done[(layout, case.id)] = row
                 saved.write(json.dumps(row) + "\n")
                 saved.flush()
