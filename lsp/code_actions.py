@@ -15,6 +15,7 @@ import logging
 
 from lsprotocol import types
 
+from daemon.checks.names import misspelt_names
 from daemon.checks.syntax import Diagnostic, supported_languages
 from daemon.checks.toolchain import syntax_problems
 from lsp.fixes import run_fix
@@ -58,7 +59,7 @@ def register(server: AssistServer) -> None:
         language = document.language_id
         if language not in supported_languages():
             return None
-        problems = await asyncio.to_thread(syntax_problems, language, document.source)
+        problems = await asyncio.to_thread(fixable_problems, language, document.source)
         wanted = [p for p in problems if _overlaps(p, params.range)][:MAX_ACTIONS]
         if not wanted:
             return None
@@ -98,6 +99,15 @@ def register(server: AssistServer) -> None:
             ls.show(outcome.message, types.MessageType.Info)
         action.edit = outcome.edit
         return action
+
+
+def fixable_problems(language: str, text: str) -> list[Diagnostic]:
+    """What a quick fix can repair: syntax errors; in a Python file that parses, the names
+    ruff finds undefined that are one slip from a name the file has, when ruff is installed."""
+    problems = syntax_problems(language, text)
+    if not problems and language == "python":
+        problems = misspelt_names(text) or []
+    return problems
 
 
 def _alternatives(

@@ -29,6 +29,8 @@ from daemon.checks.syntax import Diagnostic
 log = logging.getLogger(__name__)
 
 RULES = "E4,E7,E9,F"
+# Undefined names: a bug in any workspace, whatever linter it chose.
+UNDEFINED_NAME = "F821"
 STDIN_NAME = "snippet.py"
 # ruff refuses line lengths above this.
 MAX_RUFF_LINE_LENGTH = 320
@@ -138,9 +140,10 @@ def _finding(item: Any) -> Diagnostic | None:
 
 
 def lint_python(
-    text: str, line_length: int | None = None, timeout: float = 5.0
+    text: str, line_length: int | None = None, timeout: float = 5.0, rules: str = RULES
 ) -> list[Diagnostic] | None:
-    """ruff's findings in ``text``, in document order; None when ruff is missing or failed.
+    """ruff's findings in ``text`` (of ``rules``), in document order; None when ruff is missing
+    or failed.
 
     A syntax error comes back as one finding with code ``SYNTAX_ERROR_CODE`` (ruff then skips
     the other rules that need a syntax tree).
@@ -148,7 +151,7 @@ def lint_python(
     binary = ruff_path()
     if binary is None:
         return None
-    argv = [binary, "check", "--isolated", "--no-cache", "--select", RULES]
+    argv = [binary, "check", "--isolated", "--no-cache", "--select", rules]
     argv += ["--output-format", "json", "--stdin-filename", STDIN_NAME]
     if line_length is not None and 1 <= line_length <= MAX_RUFF_LINE_LENGTH:
         argv += ["--line-length", str(line_length)]
@@ -166,3 +169,8 @@ def lint_python(
         return None
     found = [d for d in (_finding(item) for item in items) if d is not None]
     return sorted(found, key=lambda d: (d.line, d.column, d.code or ""))
+
+
+def undefined_names(text: str) -> list[Diagnostic] | None:
+    """ruff's undefined-name findings (F821) in ``text``; None when ruff is missing."""
+    return lint_python(text, rules=UNDEFINED_NAME)

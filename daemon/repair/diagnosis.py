@@ -2,7 +2,8 @@
 
 ``diagnose`` finds the problems (syntax errors from a real parser; where the grammar accepts
 the file, the objection of the language's own checker when one is installed; and ruff's
-findings for Python in a ruff workspace); ``accepts`` says whether a candidate is progress
+findings for Python in a ruff workspace, and in any other the undefined names one slip from
+a name the file has, when ruff is installed); ``accepts`` says whether a candidate is progress
 (the targeted error gone, none new before it, fewer where the parser reports them all);
 ``change_size`` measures a fix.
 """
@@ -15,6 +16,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from daemon.checks.lint import lint_python
+from daemon.checks.names import misspelt_names
 from daemon.checks.syntax import Diagnostic
 from daemon.checks.toolchain import syntax_problems
 from daemon.protocol import DiagnosticInfo, Span
@@ -24,6 +26,7 @@ from daemon.protocol import DiagnosticInfo, Span
 class Problems:
     syntax: list[Diagnostic]
     lint: list[Diagnostic] | None  # None: not linted (no ruff, or not a ruff workspace)
+    complete: bool = True  # False: misspelt names were not looked for (``diagnose(names=)``)
 
     @property
     def all(self) -> list[Diagnostic]:
@@ -47,11 +50,19 @@ def info(d: Diagnostic) -> DiagnosticInfo:
     )
 
 
-def diagnose(language: str, text: str, use_ruff: bool, line_length: int | None) -> Problems:
+def diagnose(
+    language: str, text: str, use_ruff: bool, line_length: int | None, names: bool = True
+) -> Problems:
+    """The problems of ``text``. ``names=False`` skips looking for misspelt names outside a
+    ruff workspace (a candidate of a syntax round, whose lint is not compared)."""
     syntax = syntax_problems(language, text)  # a file the grammar accepts may still be broken
     lint = None
     if use_ruff and not syntax:
         lint = lint_python(text, line_length)
+    elif language == "python" and not syntax:
+        if not names:
+            return Problems(syntax, None, complete=False)
+        lint = misspelt_names(text)  # a misspelt name is a bug whatever the workspace lints
     return Problems(syntax, lint)
 
 
@@ -63,11 +74,17 @@ def choose_span(lines: list[str], problem: Diagnostic, max_lines: int) -> Span:
     return Span(start_line=start, end_line=max(end, start + 1))
 
 
-def _trim_common(old: str, new: str) -> tuple[str, str]:
-    """The parts of two texts between their common start and common end."""
+def shared_ends(old: str, new: str) -> tuple[int, int]:
+    """How many characters two texts share at their start, and then at their end."""
     start = _common_length(old, new, lambda text, n: text[:n])
     rest_old, rest_new = old[start:], new[start:]
-    end = _common_length(rest_old, rest_new, lambda text, n: text[len(text) - n :])
+    return start, _common_length(rest_old, rest_new, lambda text, n: text[len(text) - n :])
+
+
+def _trim_common(old: str, new: str) -> tuple[str, str]:
+    """The parts of two texts between their common start and common end."""
+    start, end = shared_ends(old, new)
+    rest_old, rest_new = old[start:], new[start:]
     return rest_old[: len(rest_old) - end], rest_new[: len(rest_new) - end]
 
 

@@ -19,7 +19,6 @@ one that leaves it in place counts it like a misspelt keyword left.
 from __future__ import annotations
 
 import ast
-import builtins
 import difflib
 import functools
 import itertools
@@ -27,8 +26,9 @@ import re
 from collections import Counter
 from dataclasses import dataclass
 
-from daemon.repair.diagnosis import Problems
-from daemon.repair.keywords import one_slip_apart, slips_left, used_once
+from daemon.checks.names import builtin_names, one_slip_apart
+from daemon.repair.diagnosis import Problems, shared_ends
+from daemon.repair.keywords import slips_left, used_once
 from daemon.repair.layout import layout_mismatches
 from daemon.repair.scan import Token, scan
 
@@ -43,39 +43,6 @@ _KEYWORD_TEXT = """
 """
 KEYWORDS = frozenset(_KEYWORD_TEXT.split())
 _WORD = re.compile(r"\w+")
-# Names a file may use without defining, beside its own words (Python's builtins; the
-# globals of JavaScript and TypeScript).
-_GLOBALS = {
-    "python": frozenset(dir(builtins)),
-    "javascript": frozenset(
-        [
-            "Array",
-            "Boolean",
-            "Date",
-            "Error",
-            "JSON",
-            "Map",
-            "Math",
-            "Number",
-            "Object",
-            "Promise",
-            "Reflect",
-            "RegExp",
-            "Set",
-            "String",
-            "Symbol",
-            "console",
-            "document",
-            "module",
-            "process",
-            "require",
-            "window",
-            "exports",
-        ]
-    ),
-}
-_GLOBALS["typescript"] = _GLOBALS["javascriptreact"] = _GLOBALS["javascript"]
-_GLOBALS["typescriptreact"] = _GLOBALS["javascript"]
 # Two candidates whose judged scores differ by less than this (nats) are a close call.
 CLOSE_SCORE = 1.0
 
@@ -168,7 +135,7 @@ def _words(tokens: tuple[Token, ...]) -> Counter[str]:
 def known_words(language: str, tokens: list[Token]) -> frozenset[str]:
     """The words a document uses, with the language's keywords and globals."""
     words = {w for t in tokens if t.kind != "punct" for w in _WORD.findall(t.text)}
-    return frozenset(words | KEYWORDS | _GLOBALS.get(language, frozenset()))
+    return frozenset(words | KEYWORDS | builtin_names(language))
 
 
 def pairs(tokens: list[Token]) -> set[tuple[str, str]]:
@@ -184,12 +151,26 @@ def pairs(tokens: list[Token]) -> set[tuple[str, str]]:
 
 
 def unfamiliar_pairs(language: str, tokens: list[Token], text: str, original: str) -> int:
-    """Pairs of neighbouring tokens on the lines ``text`` changes that ``original`` (whose
-    tokens are ``tokens``) has nowhere."""
-    span = changed_lines(text, original)  # the lines of ``text`` that differ
-    new, _ = scan(language, text)
-    near = [t for t in new if span.start <= t.line < span.stop]
-    return len(pairs(near) - pairs(tokens))
+    """Calls and member accesses that ``text`` makes by inserting a ``(`` or ``.`` and that
+    ``original`` (whose tokens are ``tokens``) has nowhere: ``value(`` where ``value`` is never
+    called. Code a moved quote turns from string into tokens is the author's, not counted."""
+    start, tail = shared_ends(original, text)
+    end = len(text) - tail
+    lines = text.split("\n")
+    offsets = [0]
+    for line in lines:
+        offsets.append(offsets[-1] + len(line) + 1)
+    after = scanned(language, text)
+    new = {
+        i
+        for i, t in enumerate(after)
+        if t.text in ".(" and start <= offsets[t.line] + t.column < end
+    }
+    if not new:
+        return 0
+    around = [after[j : j + 2] for i in new for j in (i - 1, i) if j >= 0]
+    made = set().union(*(pairs(list(pair)) for pair in around))
+    return len(made - pairs(tokens))
 
 
 def _punct(tokens: tuple[Token, ...]) -> int:
@@ -209,8 +190,7 @@ def meaning(language: str, text: str) -> str:
 
 
 def token_change(language: str, before: str, after: str) -> Change:
-    old, _ = scan(language, before)
-    new, _ = scan(language, after)
+    old, new = scanned(language, before), scanned(language, after)
     # A repair changes a few tokens in one place: match the unchanged ends directly, and
     # leave only the middle to the (quadratic) sequence matcher.
     head = 0

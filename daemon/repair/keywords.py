@@ -11,6 +11,8 @@ from __future__ import annotations
 import keyword
 import re
 
+from daemon.checks.names import NAME, one_slip_apart
+
 _C = """auto break case char const continue default do double else enum extern float for goto
     if inline int long register return short signed sizeof static struct switch typedef union
     unsigned void volatile while"""
@@ -43,30 +45,10 @@ KEYWORDS: dict[str, frozenset[str]] = {
     name: frozenset(text.split()) for name, text in _WORDS.items()
 }
 
-NAME = re.compile(r"\b[A-Za-z_]\w*\b")
+
 # Shorter words are too often names one letter away from a keyword (``fo``, ``dif``, ``it``);
 # a three-letter word counts only with the keyword's own letters swapped (``lte``, ``fro``).
 SHORTEST = 4
-
-
-def one_slip_apart(word: str, other: str) -> bool:
-    """Whether one typing slip turns ``other`` into ``word``: two neighbouring letters
-    swapped, one letter dropped, one added, or one replaced."""
-    if word == other or abs(len(word) - len(other)) > 1:
-        return False
-    if len(word) == len(other):
-        differ = [i for i in range(len(word)) if word[i] != other[i]]
-        if len(differ) == 1:
-            return True
-        first, *rest = differ
-        return (
-            len(differ) == 2
-            and rest[0] == first + 1
-            and word[first] == other[first + 1]
-            and word[first + 1] == other[first]
-        )
-    short, long_ = (word, other) if len(word) < len(other) else (other, word)
-    return any(long_[:i] + long_[i + 1 :] == short for i in range(len(long_)))
 
 
 def misspelt_keywords(language: str, word: str) -> list[str]:

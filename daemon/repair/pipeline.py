@@ -169,7 +169,7 @@ class RepairPipeline:
             yield r.stage(
                 "skeleton",
                 "nothing to fix: the file parses"
-                + (" and ruff finds nothing" if r.found.lint is not None else ""),
+                + (" and ruff finds nothing" if r.use_ruff and r.found.lint is not None else ""),
             )
             yield _done(r, r.original, changed=False, verified=True, diff="")
             return
@@ -216,8 +216,8 @@ class RepairPipeline:
                     rival = outcome.rival
                     break  # a question for the user: no further guesses on top of it
                 document = best.text
-                if best.after is not None:  # the winner's own check: the next round's start
-                    problems = best.after
+                if best.after is not None and best.after.complete:
+                    problems = best.after  # the winner's own check: the next round's start
                 else:
                     problems = await asyncio.to_thread(
                         diagnose, r.language, document, r.use_ruff, _line_length(r)

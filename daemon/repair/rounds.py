@@ -23,7 +23,7 @@ from daemon.repair.diagnosis import Problems, accepts, change_size, diagnose
 from daemon.repair.hints import hint_candidates
 from daemon.repair.intent import Candidate, close_call, describe, ranked
 from daemon.repair.layout import closer_candidates
-from daemon.repair.slips import slip_candidates
+from daemon.repair.slips import late_slip_candidates, slip_candidates
 
 # Judges verified candidates: sets each one's ``score`` (the model's log-likelihood).
 Judge = Callable[[str, list[Candidate], float], Awaitable[None]]
@@ -57,6 +57,7 @@ def rule_candidates(language: str, document: str, problems: Problems) -> list[tu
     layout = closer_candidates(language, document)
     proposals += [("closer where the layout ends its block", c) for c in layout]
     proposals += [("parser hint", c) for c in hint_candidates(language, document, problems.targets)]
+    proposals += late_slip_candidates(language, document, first)
     seen: set[str] = {document}
     unique = []
     for rule, text in proposals:
@@ -76,7 +77,8 @@ def verified_candidate(
     lint: tuple[bool, int | None] = (False, None),
 ) -> Candidate | None:
     """The candidate with its ranking facts when it verifies, else None."""
-    after = diagnose(language, text, *lint)
+    # Misspelt names matter to a candidate only where the round compares lint findings.
+    after = diagnose(language, text, *lint, names=problems.lint is not None)
     if not accepts(problems, after):
         return None
     candidate = describe(language, document, text, rule, change_size(document, text))
@@ -159,12 +161,13 @@ TOOL_CHECKED = 5
 def checked_best(
     language: str, order: list[Candidate]
 ) -> tuple[Candidate | None, Candidate | None]:
-    """The best candidate the toolchain's checker accepts (when one is installed), and the
+    """The best candidate the toolchain's checker accepts (when one is installed; a candidate
+    that leaves errors for later rounds is not asked), and the
     next one it accepts when the two are a close call. The checker is asked in rank order and
     no further than needed (a run of ``node --check`` costs tens of milliseconds): a rival can
     only rank right after the best (``close_call`` needs their first ranking facts equal)."""
     checked = order[:TOOL_CHECKED]
-    accepted = (i for i, c in enumerate(checked) if tool_check(language, c.text).ok)
+    accepted = (i for i, c in enumerate(checked) if _tool_accepts(language, c))
     first = next(accepted, None)
     if first is None:
         return None, None
@@ -172,6 +175,12 @@ def checked_best(
     for candidate in checked[first + 1 :]:
         if candidate.key()[:2] != best.key()[:2]:
             return best, None  # neither this one nor any after can be a close call
-        if tool_check(language, candidate.text).ok:
+        if _tool_accepts(language, candidate):
             return best, candidate if close_call(best, candidate) else None
     return best, None
+
+
+def _tool_accepts(language: str, candidate: Candidate) -> bool:
+    """The checker's verdict on a candidate that leaves no error the grammar sees; one that
+    leaves some for the next rounds is broken by design, and judged once they are done."""
+    return candidate.remaining > 0 or tool_check(language, candidate.text).ok

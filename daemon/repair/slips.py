@@ -18,9 +18,16 @@ import itertools
 import re
 from collections.abc import Iterator
 
+from daemon.checks.lint import UNDEFINED_NAME
+from daemon.checks.names import respelling
 from daemon.checks.syntax import Diagnostic
 from daemon.indentation import indent_of, width
-from daemon.repair.keywords import KEYWORDS, NAME, misspelt_keywords, used_once
+from daemon.repair.keywords import (
+    KEYWORDS,
+    NAME,
+    misspelt_keywords,
+    used_once,
+)
 from daemon.repair.layout import code_end
 from daemon.repair.scan import Token, scan
 
@@ -52,12 +59,12 @@ def slip_candidates(language: str, text: str, problem: Diagnostic) -> Iterator[t
     lines = text.split("\n")
     if problem.line >= len(lines):
         return
-    last = min(len(lines), max(problem.end_line, problem.line) + 2)
-    above = next((i for i in range(problem.line - 1, -1, -1) if lines[i].strip()), problem.line)
-    near = sorted({above, *range(max(0, problem.line - 1), last)})
     if language == "python":
         yield from _python_slips(lines, problem)
-    for index in near:
+    if problem.code == UNDEFINED_NAME:
+        yield from _misspelt_name(language, lines, problem, text)
+        return
+    for index in _near(lines, problem):
         yield from _missing_comma(language, lines, index)
         yield from _closing_quote(language, lines, index)
         yield from _missing_punctuation(language, lines, index)
@@ -67,8 +74,27 @@ def slip_candidates(language: str, text: str, problem: Diagnostic) -> Iterator[t
         yield from _equals_in_condition(language, lines, index)
         yield from _misspelt_keyword(language, lines, index, text)
         yield from _arrow(language, lines, index)
+
+
+def late_slip_candidates(
+    language: str, text: str, problem: Diagnostic
+) -> Iterator[tuple[str, str]]:
+    """The rules that guess what was lost between two tokens (an opening bracket, a dot, a
+    comma, a type's colon): proposed after the parser's own hints, which win a tie (a type
+    literal's members are separated by the ``;`` the parser asks for, not a comma)."""
+    lines = text.split("\n")
+    if problem.line >= len(lines) or problem.code == UNDEFINED_NAME:
+        return
+    for index in _near(lines, problem):
         yield from _lost_opener(language, lines, index, text)
         yield from _lost_between_words(language, lines, index, text)
+
+
+def _near(lines: list[str], problem: Diagnostic) -> list[int]:
+    """The lines a rule looks at: the code line above the error, the error's, and one below."""
+    last = min(len(lines), max(problem.end_line, problem.line) + 2)
+    above = next((i for i in range(problem.line - 1, -1, -1) if lines[i].strip()), problem.line)
+    return sorted({above, *range(max(0, problem.line - 1), last)})
 
 
 def _replace(lines: list[str], index: int, new: str) -> str:
@@ -259,8 +285,9 @@ def _lost_opener(
     language: str, lines: list[str], index: int, text: str
 ) -> Iterator[tuple[str, str]]:
     """A line whose first unmatched ``)`` or ``]`` lost its opener: the opener put where a
-    call or an index begins, after a word before it (``print x)``, ``f)`` for ``f()``), or
-    inside a word the document uses only there (``printx)`` joined ``print`` and ``x``)."""
+    call or an index begins, after a word before it (``print x)``), or inside a word the
+    document uses only there (``printx)`` joined ``print`` and ``x``). Not right before the
+    closer: ``f)`` is more often a doubled closer than a lost ``f()``."""
     line = lines[index]
     tokens, _ = scan(language, line[: code_end(language, line)])
     open_: list[str] = []
@@ -282,7 +309,7 @@ def _lost_opener(
     for token, after in itertools.pairwise(tokens[: unmatched + 1]):
         if token.kind != "word":
             continue
-        if after.text != opener:
+        if after.text != opener and after.text not in ")]":
             spots.append(token.column + len(token.text))
         if used_once(token.text, text):
             spots += [token.column + i for i in range(1, len(token.text))]
@@ -314,15 +341,23 @@ def _lost_between_words(
         dot = both_words and first.text[0].isdigit() == second.text[0].isdigit()
         comma = ("lost , between operands", line[:end] + "," + line[end:])
         dotted = ("lost . between words", line[:end] + "." + line[second.column :])
-        proposals = [comma] if listed[number] else []
+        # ``print "x"`` is a statement, not the start of a list.
+        proposals = [comma] if listed[number] and (number > 0 or first.kind != "word") else []
+        if language.startswith("typescript") and _names_a_member(tokens, number + 1):
+            # A type's members are separated by ``;`` (``{ width: number height: number }``).
+            separated = ("lost ; between members", line[:end] + ";" + line[end:])
+            in_type = line.lstrip().startswith(("type ", "interface ", "export type "))
+            proposals.insert(0 if in_type else len(proposals), separated)
         if dot:
-            member = "." + second.text
-            later = member not in text and not first.text[0].isdigit()
+            later = "." + second.text not in text and not first.text[0].isdigit()
             proposals.insert(len(proposals) if later else 0, dotted)
-        if both_words and language in ("typescript", "typescriptreact", "python"):
-            typed = ("lost : before a type", line[:end] + ":" + line[end:])
+        annotates = language.startswith("typescript") or line.lstrip().startswith(
+            ("def ", "async def ")
+        )  # a Python annotation outside a signature is a statement of its own
+        if both_words and annotates:
+            annotated = ("lost : before a type", line[:end] + ":" + line[end:])
             # First where the document annotates with that type elsewhere (``: number``).
-            proposals.insert(0 if f": {second.text}" in text else len(proposals), typed)
+            proposals.insert(0 if f": {second.text}" in text else len(proposals), annotated)
         for rule, new in proposals:
             yield rule, _replace(lines, index, new)
 
@@ -340,3 +375,24 @@ def _in_a_list(tokens: list[Token]) -> list[bool]:
             depth += 1
     top_commas = any(t.text == "," and d == 0 for t, d in zip(tokens, depths, strict=True))
     return [d > 0 or top_commas for d in depths]
+
+
+def _misspelt_name(
+    language: str, lines: list[str], problem: Diagnostic, text: str
+) -> Iterator[tuple[str, str]]:
+    """An undefined name one slip from exactly one name the file has or the language
+    provides (``lenght`` where the file has ``length``), respelt as that name
+    (``daemon/checks/names.py``)."""
+    found = respelling(problem, text)
+    if found is None:
+        return
+    start, end, meant = found
+    line = lines[problem.line]
+    fixed = line[:start] + meant + line[end:]
+    yield f"misspelt name {line[start:end]} -> {meant}", _replace(lines, problem.line, fixed)
+
+
+def _names_a_member(tokens: list[Token], index: int) -> bool:
+    """Whether ``tokens[index]`` starts a member of an object or type: ``name:``, ``name?:``."""
+    rest = [t.text for t in tokens[index + 1 : index + 3]]
+    return rest[:1] == [":"] or rest == ["?", ":"]

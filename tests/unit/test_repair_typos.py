@@ -6,14 +6,16 @@ fix"."""
 from __future__ import annotations
 
 import shutil
+from pathlib import Path
 
 import pytest
 
+from daemon.checks.names import one_slip_apart
 from daemon.checks.syntax import check_syntax
 from daemon.checks.toolchain import _place, tool_diagnostic
 from daemon.repair.diagnosis import diagnose
 from daemon.repair.intent import describe
-from daemon.repair.keywords import misspelt_keywords, one_slip_apart, slips_left
+from daemon.repair.keywords import misspelt_keywords, slips_left
 from tests.unit.test_repair_rules import repaired
 
 needs_node = pytest.mark.skipif(shutil.which("node") is None, reason="node is not installed")
@@ -130,10 +132,10 @@ LOST_BETWEEN_CASES = [
         "import os\n\n\ndef size(path):\n    return os.stat(path).st_size + lenpath)\n",
         "import os\n\n\ndef size(path):\n    return os.stat(path).st_size + len(path)\n",
     ),
-    (  # a lost "(" of a call with no arguments
+    (  # a lost "(" after a call's name
         "typescript",
-        "const a = 'X';\nconst b = a.toLowerCase();\nconst c = a.toLowerCase);\n",
-        "const a = 'X';\nconst b = a.toLowerCase();\nconst c = a.toLowerCase();\n",
+        "const a = 'X';\nconst b = a.slice(1);\nconst c = a.slice 2);\n",
+        "const a = 'X';\nconst b = a.slice(1);\nconst c = a.slice( 2);\n",
     ),
     (  # a lost dot of a member the file uses elsewhere
         "python",
@@ -171,3 +173,16 @@ def test_what_was_lost_between_two_words_is_put_back(language: str, broken: str,
 def test_a_doubled_closer_is_removed_rather_than_given_an_opener():
     broken = "function f(v) {\n  const code = v[0].charCodeAt(0));\n  return code;\n}\n"
     assert repaired("javascript", broken) == broken.replace("(0));", "(0);")
+    # ``f)`` is taken for a doubled closer, not for ``f()`` (the likelier slip of the two).
+    called = "function g(set, handler) {\n  set.add(handler));\n}\n"
+    assert repaired("javascript", called) == called.replace("handler));", "handler);")
+
+
+@needs_node
+def test_a_repair_that_leaves_the_next_error_is_not_judged_by_the_checker_yet():
+    # node rejects the file until both errors are repaired: the first round's candidate is
+    # judged by the grammar, and the checker judges the file once the second is done.
+    data = Path(__file__).resolve().parents[1] / "data"
+    name = "javascript/two_errors_comma_paren.js"
+    broken = (data / "broken" / name).read_text()
+    assert repaired("javascript", broken) == (data / "fixed" / name).read_text()

@@ -1,0 +1,96 @@
+"""Misspelt names: an undefined name one typing slip from exactly one name the file has.
+
+``lenght`` where the file has ``length``, ``widht`` for the parameter ``width``, ``lenn`` for
+the builtin ``len``: a name ruff finds undefined (F821) that is one slip (two neighbouring
+letters swapped, one letter dropped, added or replaced) from exactly one name of the file or of
+the language's builtins is most often that name. Where two or more are as close, or none is,
+which was meant is anyone's guess: the name is left to the author (a module's globals come from
+places the file does not show). So is a name of three letters or fewer (``sub`` is one slip
+from ``sum``, and most often a function of another module) and one the file uses more than once
+(a slip is made once; a name written the same way twice is the author's). Shared by the repair
+(``assist fix``) and the language server's quick fixes.
+"""
+
+from __future__ import annotations
+
+import builtins
+import re
+
+from daemon.checks.lint import undefined_names
+from daemon.checks.syntax import Diagnostic
+
+NAME = re.compile(r"\b[A-Za-z_]\w*\b")
+# An undefined name shorter than this is not taken for a slip.
+SHORTEST = 4
+
+
+def one_slip_apart(word: str, other: str) -> bool:
+    """Whether one typing slip turns ``other`` into ``word``: two neighbouring letters
+    swapped, one letter dropped, one added, or one replaced."""
+    if word == other or abs(len(word) - len(other)) > 1:
+        return False
+    if len(word) == len(other):
+        differ = [i for i in range(len(word)) if word[i] != other[i]]
+        if len(differ) == 1:
+            return True
+        first, *rest = differ
+        return (
+            len(differ) == 2
+            and rest[0] == first + 1
+            and word[first] == other[first + 1]
+            and word[first + 1] == other[first]
+        )
+    short, long_ = (word, other) if len(word) < len(other) else (other, word)
+    return any(long_[:i] + long_[i + 1 :] == short for i in range(len(long_)))
+
+
+def builtin_names(language: str) -> frozenset[str]:
+    """The names a file of ``language`` may use without defining them: Python's builtins,
+    the globals of JavaScript and TypeScript."""
+    return _BUILTINS.get(language.removesuffix("react"), frozenset())
+
+
+_JS_GLOBALS = """Array Boolean Date Error JSON Map Math Number Object Promise Reflect RegExp Set
+    String Symbol console document exports module process require window"""
+_BUILTINS = {
+    "python": frozenset(name for name in dir(builtins) if not name.startswith("__")),
+    "javascript": frozenset(_JS_GLOBALS.split()),
+    "typescript": frozenset(_JS_GLOBALS.split()),
+}
+
+
+def respelt(name: str, text: str, language: str) -> str | None:
+    """The one name of ``text`` (or of the language's builtins) that ``name`` is one slip
+    from, or None when there is none or more than one."""
+    used = NAME.findall(text)
+    if len(name) < SHORTEST or used.count(name) > 1:
+        return None
+    known = set(used) | builtin_names(language)
+    close = [w for w in known if w != name and one_slip_apart(name, w)]
+    return close[0] if len(close) == 1 else None
+
+
+def misspelt_names(text: str) -> list[Diagnostic] | None:
+    """ruff's undefined names in Python ``text`` that are one slip from exactly one name it
+    knows (None when ruff is missing)."""
+    found = undefined_names(text)
+    if found is None:
+        return None
+    lines = text.split("\n")
+    return [d for d in found if _respelling(d, lines, text) is not None]
+
+
+def respelling(problem: Diagnostic, text: str) -> tuple[int, int, str] | None:
+    """Where the undefined name of ``problem`` starts and ends on its line, and what it is one
+    slip from; None when that is not one name."""
+    return _respelling(problem, text.split("\n"), text)
+
+
+def _respelling(problem: Diagnostic, lines: list[str], text: str) -> tuple[int, int, str] | None:
+    if problem.line >= len(lines):
+        return None
+    found = NAME.match(lines[problem.line], problem.column)
+    if found is None:
+        return None
+    meant = respelt(found.group(), text, "python")
+    return (found.start(), found.end(), meant) if meant else None
