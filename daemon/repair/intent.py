@@ -6,10 +6,10 @@ removes. Punctuation and keywords are structure; a name, number or string that a
 near the error is invented, and a removed word is the author's code lost. The ranking, best
 first: fewest invented or lost tokens (a misspelt keyword left in place counts as one); the
 fewest brackets that disagree with the layout; the fewest errors left for later rounds; the
-model's judgement (the log-likelihood of the changed lines, when it was asked); the fewest
-calls and member accesses the file has nowhere else (``os.path`` where the file writes
-``.path`` elsewhere, rather than ``os, path``); the least punctuation deleted; the smallest
-change.
+model's judgement (the log-likelihood of the changed lines, when it was asked); the calls and
+member accesses it makes that the file has nowhere, less those it has elsewhere (``os.path``
+where the file writes ``.path`` elsewhere, rather than ``os, path``; not ``value(`` where
+``value`` is never called); the least punctuation deleted; the smallest change.
 
 A lost bracket or dot can join two words (``print(x)`` typed ``printx)``): a repair that
 splits such a word, used once, into two the file knows, loses nothing and invents nothing, and
@@ -28,6 +28,7 @@ from dataclasses import dataclass
 
 from daemon.checks.names import builtin_names, one_slip_apart
 from daemon.repair.diagnosis import Problems, shared_ends
+from daemon.repair.keywords import KEYWORDS as LANGUAGE_KEYWORDS
 from daemon.repair.keywords import slips_left, used_once
 from daemon.repair.layout import layout_mismatches
 from daemon.repair.scan import Token, scan
@@ -41,7 +42,7 @@ _KEYWORD_TEXT = """
     interface is lambda let loop match mod mut new nonlocal not of or pass pub raise return
     self static struct super switch this throw try type use var void where while with yield
 """
-KEYWORDS = frozenset(_KEYWORD_TEXT.split())
+KEYWORDS = frozenset(_KEYWORD_TEXT.split()).union(*LANGUAGE_KEYWORDS.values())
 _WORD = re.compile(r"\w+")
 # Two candidates whose judged scores differ by less than this (nats) are a close call.
 CLOSE_SCORE = 1.0
@@ -151,9 +152,11 @@ def pairs(tokens: list[Token]) -> set[tuple[str, str]]:
 
 
 def unfamiliar_pairs(language: str, tokens: list[Token], text: str, original: str) -> int:
-    """Calls and member accesses that ``text`` makes by inserting a ``(`` or ``.`` and that
-    ``original`` (whose tokens are ``tokens``) has nowhere: ``value(`` where ``value`` is never
-    called. Code a moved quote turns from string into tokens is the author's, not counted."""
+    """Calls and member accesses that ``text`` makes by inserting a ``(`` or ``.``: each that
+    ``original`` (whose tokens are ``tokens``) has nowhere counts one (``value(`` where
+    ``value`` is never called), each it has elsewhere minus one (``self.dest`` where the file
+    writes ``.dest``). Code a moved quote turns from string into tokens is the author's, not
+    counted."""
     start, tail = shared_ends(original, text)
     end = len(text) - tail
     lines = text.split("\n")
@@ -170,7 +173,10 @@ def unfamiliar_pairs(language: str, tokens: list[Token], text: str, original: st
         return 0
     around = [after[j : j + 2] for i in new for j in (i - 1, i) if j >= 0]
     made = set().union(*(pairs(list(pair)) for pair in around))
-    return len(made - pairs(tokens))
+    # A method called on another object (``stdout.readline()``) is that object's business.
+    methods = {(after[i - 1].text, "(") for i in new if i >= 2 and after[i - 2].text == "."}
+    known = pairs(tokens)
+    return len(made - known - methods) - len(made & known)
 
 
 def _punct(tokens: tuple[Token, ...]) -> int:
@@ -246,7 +252,7 @@ class Candidate:
     size: int = 0
     deletes: int = 0  # punctuation it removes (an insertion is the likelier slip)
     misspelt: int = 0  # misspelt keywords, or joined words, it leaves where it changes
-    unfamiliar: int = 0  # calls and member accesses it makes that the file has nowhere else
+    unfamiliar: int = 0  # calls and member accesses it makes the file has nowhere, less known ones
     remaining: int = 0  # syntax errors left after it (the next rounds' work)
     score: float | None = None  # the model's log-likelihood of the changed lines
     meaning: str = ""

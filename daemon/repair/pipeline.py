@@ -183,6 +183,9 @@ class RepairPipeline:
         )
         document = r.original
         problems = r.found
+        # Misspelt names are repaired in a file that parses, not after its syntax repairs: a
+        # name undefined there was most often defined elsewhere, and no one asked about it.
+        names = not r.found.syntax
         steps: list[RepairStep] = []
         rival: Candidate | None = None
         deadline = r.received + (r.req.deadline_ms or self.settings.fix_deadline_ms) / 1000
@@ -216,11 +219,11 @@ class RepairPipeline:
                     rival = outcome.rival
                     break  # a question for the user: no further guesses on top of it
                 document = best.text
-                if best.after is not None and best.after.complete:
+                if best.after is not None and (best.after.complete or not names):
                     problems = best.after  # the winner's own check: the next round's start
                 else:
                     problems = await asyncio.to_thread(
-                        diagnose, r.language, document, r.use_ruff, _line_length(r)
+                        diagnose, r.language, document, r.use_ruff, _line_length(r), names
                     )
         except AssistError as exc:
             yield exc.event()

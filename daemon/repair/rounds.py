@@ -150,7 +150,8 @@ async def run_round(
     if judge is not None and len(order) > 1:
         await judge(document, order, ctx.deadline)
         order = ranked(order)
-    best, rival = await asyncio.to_thread(checked_best, ctx.language, order)
+    target = problems.targets[0].line
+    best, rival = await asyncio.to_thread(checked_best, ctx.language, order, target)
     yield RoundResult(best, rival, len(verified))
 
 
@@ -159,15 +160,16 @@ TOOL_CHECKED = 5
 
 
 def checked_best(
-    language: str, order: list[Candidate]
+    language: str, order: list[Candidate], target: int | None = None
 ) -> tuple[Candidate | None, Candidate | None]:
-    """The best candidate the toolchain's checker accepts (when one is installed; a candidate
-    that leaves errors for later rounds is not asked), and the
+    """The best candidate the toolchain's checker accepts (when one is installed; for a
+    candidate that leaves errors for later rounds, one whose first error the checker puts after
+    the ``target`` line), and the
     next one it accepts when the two are a close call. The checker is asked in rank order and
     no further than needed (a run of ``node --check`` costs tens of milliseconds): a rival can
     only rank right after the best (``close_call`` needs their first ranking facts equal)."""
     checked = order[:TOOL_CHECKED]
-    accepted = (i for i, c in enumerate(checked) if _tool_accepts(language, c))
+    accepted = (i for i, c in enumerate(checked) if _tool_accepts(language, c, target))
     first = next(accepted, None)
     if first is None:
         return None, None
@@ -175,12 +177,18 @@ def checked_best(
     for candidate in checked[first + 1 :]:
         if candidate.key()[:2] != best.key()[:2]:
             return best, None  # neither this one nor any after can be a close call
-        if _tool_accepts(language, candidate):
+        if _tool_accepts(language, candidate, target):
             return best, candidate if close_call(best, candidate) else None
     return best, None
 
 
-def _tool_accepts(language: str, candidate: Candidate) -> bool:
-    """The checker's verdict on a candidate that leaves no error the grammar sees; one that
-    leaves some for the next rounds is broken by design, and judged once they are done."""
-    return candidate.remaining > 0 or tool_check(language, candidate.text).ok
+def _tool_accepts(language: str, candidate: Candidate, target: int | None) -> bool:
+    """The checker accepts the candidate; or the candidate leaves errors the grammar sees for
+    later rounds (a file broken twice is rejected until both are done), and the checker's
+    first error is past the line the round repaired (it reports only the first)."""
+    verdict = tool_check(language, candidate.text)
+    if verdict.ok:
+        return True
+    if candidate.remaining == 0 or target is None:
+        return False
+    return verdict.line is not None and verdict.line > target

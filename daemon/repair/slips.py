@@ -285,9 +285,10 @@ def _lost_opener(
     language: str, lines: list[str], index: int, text: str
 ) -> Iterator[tuple[str, str]]:
     """A line whose first unmatched ``)`` or ``]`` lost its opener: the opener put where a
-    call or an index begins, after a word before it (``print x)``), or inside a word the
-    document uses only there (``printx)`` joined ``print`` and ``x``). Not right before the
-    closer: ``f)`` is more often a doubled closer than a lost ``f()``."""
+    call or an index begins, after a word before it (``print x)``, ``f)`` for ``f()``), or
+    inside a word the document uses only there (``printx)`` joined ``print`` and ``x``). Not
+    between a word and a closer that has its opener: ``f(x))`` is a doubled closer, not
+    ``f(x())``."""
     line = lines[index]
     tokens, _ = scan(language, line[: code_end(language, line)])
     open_: list[str] = []
@@ -309,7 +310,7 @@ def _lost_opener(
     for token, after in itertools.pairwise(tokens[: unmatched + 1]):
         if token.kind != "word":
             continue
-        if after.text != opener and after.text not in ")]":
+        if after.text != opener and (after.text not in ")]" or after is tokens[unmatched]):
             spots.append(token.column + len(token.text))
         if used_once(token.text, text):
             spots += [token.column + i for i in range(1, len(token.text))]
@@ -341,8 +342,9 @@ def _lost_between_words(
         dot = both_words and first.text[0].isdigit() == second.text[0].isdigit()
         comma = ("lost , between operands", line[:end] + "," + line[end:])
         dotted = ("lost . between words", line[:end] + "." + line[second.column :])
-        # ``print "x"`` is a statement, not the start of a list.
-        proposals = [comma] if listed[number] and (number > 0 or first.kind != "word") else []
+        # ``print "x"`` is a call that lost its parentheses, not the start of a list.
+        starts_call = number == 0 and first.kind == "word" and second.kind == "string"
+        proposals = [comma] if listed[number] and not starts_call else []
         if language.startswith("typescript") and _names_a_member(tokens, number + 1):
             # A type's members are separated by ``;`` (``{ width: number height: number }``).
             separated = ("lost ; between members", line[:end] + ";" + line[end:])

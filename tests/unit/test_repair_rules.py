@@ -19,15 +19,17 @@ from daemon.repair.scan import scan
 def repaired(language: str, text: str, rounds: int = 4) -> str | None:
     """What the rules alone make of ``text``: every error repaired in turn, or None."""
     problems = diagnose(language, text, False, None)
+    names = not problems.syntax  # as the pipeline: misspelt names only in a file that parses
     for _ in range(rounds):
         if not problems.targets:
             return text
         span = choose_span(text.split("\n"), problems.targets[0], 6)
-        best, _ = checked_best(language, ranked(verified_rules(language, text, problems, span)))
+        order = ranked(verified_rules(language, text, problems, span))
+        best, _ = checked_best(language, order, problems.targets[0].line)
         if best is None:
             return None
         text = best.text
-        problems = diagnose(language, text, False, None)
+        problems = diagnose(language, text, False, None, names)
     return None if problems.targets else text
 
 
