@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import ast
 import difflib
-import functools
 import itertools
 import re
 from collections import Counter
@@ -163,7 +162,7 @@ def unfamiliar_pairs(language: str, tokens: list[Token], text: str, original: st
     offsets = [0]
     for line in lines:
         offsets.append(offsets[-1] + len(line) + 1)
-    after = scanned(language, text)
+    after, _ = scan(language, text)
     new = {
         i
         for i, t in enumerate(after)
@@ -196,7 +195,8 @@ def meaning(language: str, text: str) -> str:
 
 
 def token_change(language: str, before: str, after: str) -> Change:
-    old, new = scanned(language, before), scanned(language, after)
+    old, _ = scan(language, before)
+    new, _ = scan(language, after)
     # A repair changes a few tokens in one place: match the unchanged ends directly, and
     # leave only the middle to the (quadratic) sequence matcher.
     head = 0
@@ -229,15 +229,8 @@ def keeps_every_token(language: str, before: str, after: str) -> bool:
 def nearby_words(language: str, text: str, first_line: int, last_line: int) -> frozenset[str]:
     """The names, numbers and strings within ``NEAR_LINES`` of the lines that change."""
     low, high = first_line - NEAR_LINES, last_line + NEAR_LINES
-    tokens = scanned(language, text)  # the document's tokens, scanned once for every candidate
+    tokens, _ = scan(language, text)  # the document's tokens, scanned once for every candidate
     return frozenset(_words(tuple(t for t in tokens if low <= t.line <= high)))
-
-
-@functools.lru_cache(maxsize=8)
-def scanned(language: str, text: str) -> list[Token]:
-    """The tokens of a round's document, scanned once for all of its candidates."""
-    tokens, _ = scan(language, text)
-    return tokens
 
 
 @dataclass
@@ -283,7 +276,7 @@ def describe(language: str, original: str, text: str, origin: str, size: int) ->
     lines = changed_lines(original, text)
     nearby = nearby_words(language, original, lines.start, lines.stop)
     region = "\n".join(original.split("\n")[lines.start : lines.stop])
-    tokens = scanned(language, original)
+    tokens, _ = scan(language, original)
     known = known_words(language, tokens)
     split = splits(change, known, original)
     return Candidate(
