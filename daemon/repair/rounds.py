@@ -185,7 +185,12 @@ def checked_best(
 def _tool_accepts(language: str, candidate: Candidate, target: int | None) -> bool:
     """The checker accepts the candidate; or the candidate leaves errors the grammar sees for
     later rounds (a file broken twice is rejected until both are done), and the checker's
-    first error is past the line the round repaired (it reports only the first)."""
+    first error is past the line the round repaired (it reports only the first).
+
+    A candidate whose own diagnosis found nothing was already accepted by the checker there
+    (``syntax_problems`` asks it whenever the grammar is satisfied): it is not asked again."""
+    if candidate.after is not None and not candidate.after.syntax:
+        return True
     verdict = tool_check(language, candidate.text)
     if verdict.ok:
         return True
