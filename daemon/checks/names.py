@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import builtins
 import re
+from collections import Counter
 
 from daemon.checks.lint import undefined_names
 from daemon.checks.syntax import Diagnostic
@@ -62,8 +63,12 @@ _BUILTINS = {
 def respelt(name: str, text: str, language: str) -> str | None:
     """The one name of ``text`` (or of the language's builtins) that ``name`` is one slip
     from, or None when there is none or more than one."""
-    used = NAME.findall(text)
-    if len(name) < SHORTEST or used.count(name) > 1:
+    return _respelt(name, Counter(NAME.findall(text)), language)
+
+
+def _respelt(name: str, used: Counter[str], language: str) -> str | None:
+    """``respelt`` with the file's names counted (once for all its undefined names)."""
+    if len(name) < SHORTEST or used[name] > 1:
         return None
     known = set(used) | builtin_names(language)
     close = [w for w in known if w != name and one_slip_apart(name, w)]
@@ -76,21 +81,23 @@ def misspelt_names(text: str) -> list[Diagnostic] | None:
     found = undefined_names(text)
     if found is None:
         return None
-    lines = text.split("\n")
-    return [d for d in found if _respelling(d, lines, text) is not None]
+    lines, used = text.split("\n"), Counter(NAME.findall(text))
+    return [d for d in found if _respelling(d, lines, used) is not None]
 
 
 def respelling(problem: Diagnostic, text: str) -> tuple[int, int, str] | None:
     """Where the undefined name of ``problem`` starts and ends on its line, and what it is one
     slip from; None when that is not one name."""
-    return _respelling(problem, text.split("\n"), text)
+    return _respelling(problem, text.split("\n"), Counter(NAME.findall(text)))
 
 
-def _respelling(problem: Diagnostic, lines: list[str], text: str) -> tuple[int, int, str] | None:
+def _respelling(
+    problem: Diagnostic, lines: list[str], used: Counter[str]
+) -> tuple[int, int, str] | None:
     if problem.line >= len(lines):
         return None
     found = NAME.match(lines[problem.line], problem.column)
     if found is None:
         return None
-    meant = respelt(found.group(), text, "python")
+    meant = _respelt(found.group(), used, "python")
     return (found.start(), found.end(), meant) if meant else None
