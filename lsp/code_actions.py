@@ -1,4 +1,5 @@
-"""Quick fixes: "Fix with assist" for each syntax error in the requested range.
+"""Quick fixes: "Fix with assist" for each syntax error in the requested range, and in a Python
+file that parses, for each misspelt name (``daemon/checks/names.py``).
 
 The errors come from the same parsers the daemon verifies with (run here, on the editor's text),
 and from the language's own checker where the grammar accepts what the language does not.
