@@ -154,6 +154,12 @@ CASES = [
 
 @pytest.mark.parametrize(("language", "broken", "intended"), CASES)
 def test_the_rules_give_what_the_author_meant(language: str, broken: str, intended: str):
+    assert_repaired_as_meant(language, broken, intended)
+
+
+def assert_repaired_as_meant(language: str, broken: str, intended: str) -> None:
+    """A golden case: the broken text does not parse, the intended one does, and the rules
+    alone make the one into the other."""
     assert check_syntax(language, broken), "the broken text must not parse"
     assert not check_syntax(language, intended), "the intended text must parse"
     assert repaired(language, broken) == intended

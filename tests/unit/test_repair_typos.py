@@ -16,7 +16,7 @@ from daemon.checks.toolchain import _place, tool_diagnostic
 from daemon.repair.diagnosis import diagnose
 from daemon.repair.intent import describe
 from daemon.repair.keywords import misspelt_keywords, slips_left
-from tests.unit.test_repair_rules import repaired
+from tests.unit.test_repair_rules import assert_repaired_as_meant, repaired
 
 needs_node = pytest.mark.skipif(shutil.which("node") is None, reason="node is not installed")
 
@@ -50,8 +50,7 @@ KEYWORD_CASES = [
 
 @pytest.mark.parametrize(("language", "broken", "intended"), KEYWORD_CASES)
 def test_a_misspelt_keyword_is_spelt_as_the_keyword(language: str, broken: str, intended: str):
-    assert check_syntax(language, broken), "the broken text must not parse"
-    assert repaired(language, broken) == intended
+    assert_repaired_as_meant(language, broken, intended)
 
 
 def test_one_slip_is_a_swap_of_neighbours_or_one_letter_more_less_or_wrong():
@@ -167,7 +166,7 @@ LOST_BETWEEN_CASES = [
 
 @pytest.mark.parametrize(("language", "broken", "intended"), LOST_BETWEEN_CASES)
 def test_what_was_lost_between_two_words_is_put_back(language: str, broken: str, intended: str):
-    assert repaired(language, broken) == intended
+    assert_repaired_as_meant(language, broken, intended)
 
 
 def test_a_doubled_closer_is_removed_rather_than_given_an_opener():
