@@ -6,8 +6,9 @@ node loading the TypeScript compiler) and then parse a file in milliseconds. Eac
 once, on first use, and kept: a request is ``<bytes>\\n<text>`` on its stdin, its answer one
 JSON line on its stdout (``{"ok": true}``, or ``{"ok": false, "line": ..., "column": ...,
 "message": ...}``, or ``{"failed": ...}`` when it could not check). One text at a time (a
-lock); a checker that does not answer in time is stopped and started afresh on the next
-request; one that cannot start is not tried again. The text goes through a pipe: no file is
+lock); a checker that does not answer in time, or answers with something that is not one of
+its answers, is stopped and started afresh on the next request; one that cannot start is not
+tried again. The text goes through a pipe: no file is
 written and no path a request names is opened.
 """
 
@@ -73,7 +74,17 @@ class ResidentChecker:
                 self._stop()
                 return None
             self._started = True
-            return _answer(reply, text)
+            try:
+                found: Any = json.loads(reply)
+            except ValueError:
+                found = None
+            if not isinstance(found, dict):
+                # Not one of its answers (a stray line of output): the requests and answers may
+                # be out of step from here on, so it is started afresh on the next request.
+                log.warning("%s answered %.80r; it is restarted", self.name, reply)
+                self._stop()
+                return None
+            return _answer(found, text)
 
     def close(self) -> None:
         """Stop the process (it ends by itself when its stdin closes, too)."""
@@ -131,12 +142,8 @@ def _read_line(stream: IO[bytes], into: list[bytes]) -> None:
         into.append(stream.readline())
 
 
-def _answer(reply: bytes, text: str) -> Answer | None:
-    try:
-        found: Any = json.loads(reply)
-    except ValueError:
-        return None
-    if not isinstance(found, dict) or "failed" in found or not isinstance(found.get("ok"), bool):
+def _answer(found: dict[str, Any], text: str) -> Answer | None:
+    if "failed" in found or not isinstance(found.get("ok"), bool):
         return None
     if found["ok"]:
         return Answer(True)

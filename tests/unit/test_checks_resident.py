@@ -88,6 +88,7 @@ def test_a_checker_that_hangs_is_stopped_and_the_grammar_decides(monkeypatch):
 def test_a_checker_that_answers_nonsense_or_dies_gives_no_verdict():
     nonsense = ResidentChecker("nonsense", lambda: [sys.executable, "-c", "print('hello')"])
     assert nonsense.check("x\n") is None
+    assert nonsense._process is None  # out of step with its requests: started afresh next time
     dies = ResidentChecker("dies", lambda: [sys.executable, "-c", "raise SystemExit(3)"])
     assert dies.check("x\n") is None
     missing = ResidentChecker("missing", lambda: ["/nonexistent/checker"])
