@@ -20,6 +20,8 @@ import warnings
 from dataclasses import dataclass
 from typing import Any
 
+from daemon.checks.c_macros import without_macro_errors
+
 log = logging.getLogger(__name__)
 
 MAX_DIAGNOSTICS = 50
@@ -189,7 +191,9 @@ def _tree_diagnostics(root: Any, source: bytes, limit: int) -> list[Diagnostic]:
     return found
 
 
-def _parse_tree(language: str, text: str) -> tuple[Any, bytes]:
+def parse_tree(language: str, text: str) -> tuple[Any, bytes]:
+    """The grammar's tree of ``text`` and the bytes it was parsed from (its offsets are
+    byte offsets into them)."""
     source = _encode(text)
     return _parser(language).parse(source), source
 
@@ -258,7 +262,14 @@ def check_syntax(language: str, text: str) -> list[Diagnostic]:
     name = _normalize(language)
     if name == "python":
         return _check_python(text)
-    tree, source = _parse_tree(name, text)
+    found = _grammar_errors(name, text)
+    if found and name == "c":  # what only the preprocessor understands is not an error
+        found = without_macro_errors(text, found, lambda view: _grammar_errors("c", view))
+    return found
+
+
+def _grammar_errors(name: str, text: str) -> list[Diagnostic]:
+    tree, source = parse_tree(name, text)
     if not tree.root_node.has_error:
         return []
     found = _tree_diagnostics(tree.root_node, source, MAX_DIAGNOSTICS)
@@ -268,7 +279,7 @@ def check_syntax(language: str, text: str) -> list[Diagnostic]:
 def parses(language: str, text: str) -> bool:
     """Whether ``text`` parses without error. Raises UnsupportedLanguage like check_syntax."""
     name = _normalize(language)
-    if name == "python":
-        return not _check_python(text)
-    tree, _ = _parse_tree(name, text)
+    if name in ("python", "c"):
+        return not check_syntax(name, text)
+    tree, _ = parse_tree(name, text)
     return not tree.root_node.has_error

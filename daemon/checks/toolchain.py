@@ -17,7 +17,8 @@ VS Code extension is built (``editors/vscode/node_modules``).
 Where the checker rejects a text the grammar accepts (``node`` refuses ``a = b`` where ``a`` is
 not assignable; tree-sitter does not), ``tool_diagnostic`` turns its message and the place it
 names (``file:LINE`` and a caret line for node, ``<stdin>:LINE:COLUMN`` for gofmt and rustfmt)
-into a diagnostic that a repair can target.
+into a diagnostic that a repair can target. C has no checker here (``gcc`` needs the headers
+the file includes); the slips its grammar reads as code are found by ``c_gaps`` instead.
 """
 
 from __future__ import annotations
@@ -31,6 +32,7 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
+from daemon.checks.c_gaps import c_gaps
 from daemon.checks.resident import ResidentChecker
 from daemon.checks.syntax import Diagnostic, check_syntax
 
@@ -150,8 +152,11 @@ def tool_check(language: str, text: str) -> ToolVerdict:
 
 
 def syntax_problems(language: str, text: str) -> list[Diagnostic]:
-    """The grammar's syntax errors; where it has none, the language checker's objection."""
+    """The grammar's syntax errors; where it has none, the slips C's grammar reads as code
+    (``c_gaps``), then the language checker's objection."""
     found = check_syntax(language, text)
+    if not found and language == "c":
+        found = c_gaps(text)
     if not found:
         rejected = tool_diagnostic(language, text)
         found = [rejected] if rejected is not None else []

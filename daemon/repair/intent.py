@@ -25,10 +25,10 @@ import re
 from collections import Counter
 from dataclasses import dataclass
 
+from daemon.checks.keywords import KEYWORDS as LANGUAGE_KEYWORDS
+from daemon.checks.keywords import slips_left, used_once
 from daemon.checks.names import builtin_names, one_slip_apart
 from daemon.repair.diagnosis import Problems, shared_ends
-from daemon.repair.keywords import KEYWORDS as LANGUAGE_KEYWORDS
-from daemon.repair.keywords import slips_left, used_once
 from daemon.repair.layout import layout_mismatches
 from daemon.repair.scan import Token, scan
 

@@ -18,16 +18,16 @@ import itertools
 import re
 from collections.abc import Iterator
 
-from daemon.checks.lint import UNDEFINED_NAME
-from daemon.checks.names import respelling
-from daemon.checks.syntax import Diagnostic
-from daemon.indentation import indent_of, width
-from daemon.repair.keywords import (
+from daemon.checks.keywords import (
     KEYWORDS,
     NAME,
     misspelt_keywords,
     used_once,
 )
+from daemon.checks.lint import UNDEFINED_NAME
+from daemon.checks.names import respelling
+from daemon.checks.syntax import Diagnostic
+from daemon.indentation import indent_of, width
 from daemon.repair.layout import code_end
 from daemon.repair.scan import Token, scan
 
@@ -164,6 +164,8 @@ def _closing_quote(language: str, lines: list[str], index: int) -> Iterator[tupl
     if len(last.text) > 1 and last.text.endswith(quote) and not last.text.endswith("\\" + quote):
         return  # terminated
     end = len(line.rstrip())
+    if language in ("c", "cpp") and line[:end].endswith("\\"):
+        end = len(line[: end - 1].rstrip())  # a macro's line, continued
     places: list[int] = []
     for spot in range(last.column + 1, end):
         if line[spot] in ",)" or line.startswith((" <<", " +"), spot):
@@ -189,7 +191,8 @@ def _missing_punctuation(language: str, lines: list[str], index: int) -> Iterato
         yield "missing ; at the line's end", _replace(lines, index, line[:end] + ";" + line[end:])
     if line.lstrip().startswith(("case ", "default")) and not line[:end].endswith(":"):
         yield "missing : after a case", _replace(lines, index, line[:end] + ":" + line[end:])
-    if language != "python" and (match := _FIELD.match(line)):
+    # (In C, ``name: x`` is a label: a name before a value there lost something else.)
+    if language not in ("python", "c", "cpp") and (match := _FIELD.match(line)):
         spot = match.end(1)
         yield "missing : after a name", _replace(lines, index, line[:spot] + ":" + line[spot:])
 
@@ -307,7 +310,12 @@ def _lost_opener(
         return
     opener = _OPENER_OF[tokens[unmatched].text]
     spots: list[int] = []
-    for token, after in itertools.pairwise(tokens[: unmatched + 1]):
+    for number, (token, after) in enumerate(itertools.pairwise(tokens[: unmatched + 1])):
+        # A cast's operand in parentheses (``(void*)argv[1])``), or a cast that lost its
+        # opener (``f(a, int)b)``).
+        cast = token.text == ")" or _casts(tokens, number + 1)
+        if opener == "(" and after.kind == "word" and token.text in ")," and cast:
+            spots.append(after.column)
         if token.kind != "word":
             continue
         if after.text != opener and (after.text not in ")]" or after is tokens[unmatched]):
@@ -316,6 +324,18 @@ def _lost_opener(
             spots += [token.column + i for i in range(1, len(token.text))]
     for spot in dict.fromkeys(spots):
         yield f"lost {opener}", _replace(lines, index, line[:spot] + opener + line[spot:])
+
+
+def _casts(tokens: list[Token], start: int) -> bool:
+    """Whether ``tokens[start:]`` begins with a type (words and ``*``) closed by ``)`` and
+    followed by an operand: a cast (``short)m``) whose opener was lost."""
+    end = start
+    while end < len(tokens) and (tokens[end].kind == "word" or tokens[end].text == "*"):
+        end += 1
+    if end == start or end + 1 >= len(tokens) or tokens[end].text != ")":
+        return False
+    follows = tokens[end + 1]
+    return follows.kind == "word" or follows.text == "("
 
 
 def _lost_between_words(

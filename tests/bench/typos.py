@@ -37,7 +37,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
-from daemon.repair.keywords import KEYWORDS
+from daemon.checks.keywords import KEYWORDS
 from daemon.repair.scan import Token, scan
 
 SEED = 32

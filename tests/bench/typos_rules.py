@@ -6,12 +6,13 @@ as ``assist fix`` does with the model asked for nothing, and the result is score
 scores it: as meant, different, declined, invalid (rejected by the language's own checker, as
 the corpus was checked), or called clean. Printed by language and by kind, with the median
 time of a repair.
-Run: .venv/bin/python tests/bench/typos_rules.py /tmp/typos [--only java,c] [--show KIND]
+Run: .venv/bin/python tests/bench/typos_rules.py /tmp/typos [--only java,c] [--show KIND|all]
 """
 
 from __future__ import annotations
 
 import argparse
+import difflib
 import statistics
 import sys
 import time
@@ -26,11 +27,20 @@ from tests.unit.test_repair_rules import repaired
 OUTCOMES = ("intended", "different", "declined", "invalid", "clean")
 
 
+def _difference(broken: str, fixed: str | None, meant: str) -> str:
+    """The lines where the repair (or, declined, the broken file) and the author's differ."""
+    ours = broken if fixed is None else fixed
+    diff = difflib.unified_diff(meant.split("\n"), ours.split("\n"), "meant", "repair", n=0)
+    return "\n".join(line for line in diff if not line.startswith(("---", "+++")))
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
     parser.add_argument("corpus", type=Path)
     parser.add_argument("--only", help="languages, comma-separated")
-    parser.add_argument("--show", help="print the cases of this kind that were not as meant")
+    parser.add_argument(
+        "--show", help="print the cases of this kind (or 'all') that were not as meant"
+    )
     args = parser.parse_args()
     corpus = Corpus.open(args.corpus)
     only = set(args.only.split(",")) if args.only else None
@@ -48,8 +58,9 @@ def main() -> int:
         outcome = corpus.outcome(path, fixed, called_clean=fixed == broken)
         by_language[language][outcome] += 1
         by_kind[kind][outcome] += 1
-        if args.show == kind and outcome != "intended":
-            print(f"--- {name_of(path)} {outcome}: line {case.get('line')}")
+        if args.show in (kind, "all") and outcome != "intended":
+            print(f"--- {name_of(path)} {outcome}")
+            print(_difference(broken, fixed, corpus.twin(path)))
     for title, table in (("language", by_language), ("kind", by_kind)):
         print(f"\n{title:<26}" + "".join(f"{o:>10}" for o in OUTCOMES) + "     total")
         for name, counts in sorted(table.items()):

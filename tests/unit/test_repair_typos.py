@@ -10,12 +10,12 @@ from pathlib import Path
 
 import pytest
 
+from daemon.checks.keywords import misspelt_keywords, slips_left
 from daemon.checks.names import one_slip_apart
 from daemon.checks.syntax import check_syntax
 from daemon.checks.toolchain import _place, tool_diagnostic
 from daemon.repair.diagnosis import diagnose
 from daemon.repair.intent import describe
-from daemon.repair.keywords import misspelt_keywords, slips_left
 from tests.unit.test_repair_rules import assert_repaired_as_meant, repaired
 
 needs_node = pytest.mark.skipif(shutil.which("node") is None, reason="node is not installed")
