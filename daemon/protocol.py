@@ -305,7 +305,11 @@ class DoneEvent(BaseModel):
     withheld: str | None = Field(
         None,
         description="Complete: the answer the confidence gate held back (``text`` is then "
-        "empty): the model's confidence in it was below the threshold.",
+        "empty): the model's confidence in it was below the threshold, or it failed a "
+        "workspace check that holds an answer back (a new undefined name).",
+    )
+    faults: list[str] = Field(
+        default_factory=list, description="Complete: the workspace checks the answer failed."
     )
     unrepaired: DiagnosticInfo | None = Field(
         None, description="Fix: the first error no candidate repaired, when some were."

@@ -20,7 +20,10 @@ probable other line, which is usually shorter (a line's probability falls with i
 The confidence of an answer is the model's probability of its first line: the product of its
 tokens' probabilities up to and including the token that ends the line. The gate
 (``min_confidence``) holds back an answer under the threshold; a user who accepts most answers
-gets a lower threshold, one who rejects most a higher one (``threshold_for``).
+gets a lower threshold, one who rejects most a higher one (``threshold_for``). The gate holds
+back, whatever its confidence, an answer that brings a new undefined name (``UNDEFINED``), a
+name that neither ruff nor the document knows: such a line cannot be the author's as it
+stands.
 """
 
 from __future__ import annotations
@@ -31,7 +34,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
 from daemon.answers.gap import Trimmed
-from daemon.checks.lint import lint_python
+from daemon.checks import lint
 from daemon.engine.jobs import Continuation
 
 # Acceptances needed before the gate moves for a user.
@@ -40,7 +43,10 @@ GATE_MIN_EVENTS = 10
 # for one who accepts nothing; x1 at an even rate.
 GATE_SPREAD = 0.5
 _UNDEFINED = re.compile(r"Undefined name `([^`]+)`")
+_IDENTIFIER = re.compile(r"[^\W\d]\w*")
 CALL_DID_NOT_FIT = "its call did not fit the callee's signature"
+# The start of a fault for the names a candidate leaves undefined.
+UNDEFINED = "undefined name"
 
 
 @dataclass(frozen=True)
@@ -95,40 +101,48 @@ def candidate(member: int, continuation: Continuation, trimmed: Trimmed) -> Cand
     return Candidate(member, continuation.text, trimmed, logprob, tokens, tuple(faults))
 
 
-def undefined_names(text: str) -> set[str] | None:
+def undefined_names(text: str) -> frozenset[str] | None:
     """The names ruff's F821 finds undefined in a Python document; None without ruff."""
-    found = lint_python(text)
+    found = lint.undefined_names(text)
     if found is None:
         return None
     names = set()
     for diagnostic in found:
-        if diagnostic.code == "F821":
-            match = _UNDEFINED.search(diagnostic.message)
-            names.add(match.group(1) if match else diagnostic.message)
-    return names
+        if diagnostic.code != lint.UNDEFINED_NAME:  # a syntax error of a text cut short
+            continue
+        match = _UNDEFINED.search(diagnostic.message)
+        names.add(match.group(1) if match else diagnostic.message)
+    return frozenset(names)
 
 
 def with_new_names(candidates: Sequence[Candidate], prefix: str, suffix: str) -> list[Candidate]:
     """The candidates, each with a fault for the names it leaves undefined that the document
-    without it did not (Python; unchanged without ruff)."""
-    before = undefined_names(prefix + suffix)
-    if before is None:
-        return list(candidates)
+    without it does not name anywhere (Python; unchanged without ruff). The document without
+    the answer is compared by its words, not by ruff's findings: cut at the cursor, it most
+    often does not parse, and ruff then finds no undefined names in it to compare with."""
+    named = set(_IDENTIFIER.findall(prefix + suffix))
     checked = []
     for each in candidates:
-        after = undefined_names(prefix + each.text + suffix) if each.text else before
-        new = sorted((after or set()) - before)
+        after = undefined_names(prefix + each.text + suffix) if each.text else frozenset()
+        if after is None:
+            return list(candidates)
+        new = sorted(after - named)
         if new:
-            fault = "undefined name " + ", ".join(f"`{name}`" for name in new)
+            fault = f"{UNDEFINED} " + ", ".join(f"`{name}`" for name in new)
             each = replace(each, faults=(*each.faults, fault))
         checked.append(each)
     return checked
 
 
+def undefined_fault(faults: Sequence[str]) -> str | None:
+    """The fault that holds an answer back whatever its confidence: a new undefined name."""
+    return next((f for f in faults if f.startswith(UNDEFINED)), None)
+
+
 def _rank_key(each: Candidate) -> tuple[int, int, int, int, float]:
     return (
         0 if each.verified else 1,
-        sum(1 for f in each.faults if f.startswith("undefined name")),
+        sum(1 for f in each.faults if f.startswith(UNDEFINED)),
         1 if CALL_DID_NOT_FIT in each.faults else 0,
         0 if each.member == 0 else 1,
         -each.logprob,
@@ -159,6 +173,10 @@ def threshold_for(base: float, acceptance: float | None, events: int) -> float:
 def held_back(confidence: float | None, threshold: float) -> bool:
     """Whether the gate holds an answer back (an answer of unknown confidence is shown)."""
     return confidence is not None and confidence < threshold
+
+
+def withheld_for_fault(fault: str) -> str:
+    return f"withheld: the answer brings an {fault} (a workspace check)"
 
 
 def withheld_reason(confidence: float, threshold: float) -> str:

@@ -45,7 +45,9 @@ from daemon.answers.candidates import (
     held_back,
     ranked,
     threshold_for,
+    undefined_fault,
     with_new_names,
+    withheld_for_fault,
     withheld_reason,
 )
 from daemon.answers.comments import comment_tokens
@@ -444,7 +446,7 @@ class CompletionPipeline:
     ) -> AsyncGenerator[Any, None]:
         self._remember(c, hit.text)
         yield c.start_event()
-        answer = _Answer(hit.text, hit.confidence, [], hit.alternatives)
+        answer = _Answer(hit.text, hit.confidence, [], hit.alternatives, hit.faults)
         gated = self._gated(
             c,
             answer,
@@ -470,7 +472,9 @@ class CompletionPipeline:
         kept = CachedResult(text, result.reason, tokens, c.language)
         if answer is not None:
             others = tuple(each.text for each in answer.listed())
-            kept = replace(kept, confidence=answer.confidence, alternatives=others)
+            kept = replace(
+                kept, confidence=answer.confidence, alternatives=others, faults=answer.faults
+            )
         await self.backend.store(c.key, kept)
         self.typing.remember(c.typing_key, c.prefix, text, result.reason, tokens)
         self._remember(c, text)
@@ -551,7 +555,8 @@ class CompletionPipeline:
             fired = (until.cut_by, *first.trimmed.fired)
             fitted[0] = replace(first, trimmed=replace(first.trimmed, fired=fired))
         best = ranked(fitted)
-        if len(best) > 1 and c.language == "python":
+        if best and c.language == "python" and postprocess:
+            # Every answer, not only several: the gate holds back one with a new undefined name.
             checked = await asyncio.to_thread(with_new_names, best, c.prefix, c.suffix)
             best = ranked(checked)
         chosen = best[0] if best else fitted[0]
@@ -574,7 +579,7 @@ class CompletionPipeline:
         final = trimmed.text
         confidence = chosen.confidence if result.own is not None else None
         others = [each for each in best if each is not chosen]
-        answer_out = _Answer(final, confidence, others)
+        answer_out = _Answer(final, confidence, others, faults=chosen.faults)
         if result.complete and final_verdict.ok:
             await self._keep(c, final, result, result.tokens, answer_out)
         async for event in self._gated(c, answer_out, final_verdict, result, cached=False):
@@ -599,7 +604,11 @@ class CompletionPipeline:
         threshold = threshold_for(self.settings.min_confidence, rate, events)
         withheld: str | None = None
         text = answer.text
-        if text and verdict.ok and held_back(answer.confidence, threshold):
+        fault = undefined_fault(answer.faults) if threshold > 0 else None  # 0: the gate is off
+        if text and verdict.ok and fault is not None:
+            withheld, text = text, ""
+            verdict = replace(verdict, reason=withheld_for_fault(fault))
+        elif text and verdict.ok and held_back(answer.confidence, threshold):
             assert answer.confidence is not None
             withheld, text = text, ""
             verdict = replace(verdict, reason=withheld_reason(answer.confidence, threshold))
@@ -615,6 +624,7 @@ class CompletionPipeline:
             cache_match,
         )
         done.confidence = answer.confidence
+        done.faults = list(answer.faults)
         done.withheld = withheld
         done.alternatives = [] if withheld else answer.listed()
         yield done
@@ -781,6 +791,7 @@ class _Answer:
     confidence: float | None
     others: list[Candidate]
     cached_others: tuple[str, ...] = ()
+    faults: tuple[str, ...] = ()  # the workspace checks the answer failed
 
     def listed(self) -> list[Alternative]:
         if not self.others:

@@ -41,6 +41,8 @@ _LONE_EQUALS = re.compile(r"(?<![=!<>:+\-*/%&|^])=(?![=>])")
 _CLOSING = ")]};,"
 _FIELD = re.compile(r"^\s*(\w+\??)\s+(?=[\w\"'\[{(-])")
 _QUOTES = "'\"`"
+# Keywords that stand for an object, whose members follow a dot.
+_VALUE_KEYWORDS = frozenset({"this", "super"})
 # Python's compiler messages that mean "this line is not where its block is".
 _PLACEMENT: tuple[str, ...] = (
     "'return' outside function",
@@ -351,7 +353,8 @@ def _lost_between_words(
     words = KEYWORDS.get(language, frozenset())
     listed = _in_a_list(tokens)
     for number, (first, second) in enumerate(itertools.pairwise(tokens)):
-        if first.text in words or second.text in words or second.kind == "punct":
+        value = first.text in _VALUE_KEYWORDS  # ``this _update()``: a keyword that is an object
+        if (first.text in words and not value) or second.text in words or second.kind == "punct":
             continue
         if first.kind == "punct" and first.text not in ")]":
             continue

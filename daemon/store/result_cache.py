@@ -64,12 +64,19 @@ class CachedResult:
     # beside it, best first.
     confidence: float | None = None
     alternatives: tuple[str, ...] = ()
+    faults: tuple[str, ...] = ()  # the workspace checks ``text`` failed (the gate's)
 
     def extra(self) -> str | None:
         """The fields kept in the ``extra`` column, as JSON; None when there are none."""
-        if self.confidence is None and not self.alternatives:
+        if self.confidence is None and not self.alternatives and not self.faults:
             return None
-        return json.dumps({"confidence": self.confidence, "alternatives": list(self.alternatives)})
+        fields: dict[str, Any] = {
+            "confidence": self.confidence,
+            "alternatives": list(self.alternatives),
+        }
+        if self.faults:
+            fields["faults"] = list(self.faults)
+        return json.dumps(fields)
 
 
 def _size(result: CachedResult) -> int:
@@ -94,6 +101,9 @@ def _extra_fields(extra: str | None) -> dict[str, Any]:
     alternatives = data.get("alternatives")
     if isinstance(alternatives, list) and all(isinstance(a, str) for a in alternatives):
         found["alternatives"] = tuple(alternatives)
+    faults = data.get("faults")
+    if isinstance(faults, list) and all(isinstance(f, str) for f in faults):
+        found["faults"] = tuple(faults)
     return found
 
 

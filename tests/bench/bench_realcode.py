@@ -26,7 +26,8 @@ a fixed seed) are asked of, in one run:
 Scored on the answer's first line (CrossCodeEval's and RepoEval's line metrics): exact match of
 the rest of the line, edit similarity, empty answers; p50 and p90 latency. Figures per cursor
 kind and over all; for the candidates, how often the author's line is among those shown; for
-the confidence gate, the share shown and exact among those shown at each threshold.
+the confidence gate, the share shown and exact among those shown at each threshold (with the
+workspace checks that hold an answer back, as shipped, and by the probability alone).
 
 Run: .venv/bin/python tests/bench/bench_realcode.py [--limit N] [--systems ...] [--answers F]
 ``--limit N`` asks the first N cases of each kind; ``--answers FILE`` keeps each system's
@@ -48,6 +49,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
+from daemon.answers.candidates import undefined_fault
 from daemon.answers.completion import FAST_MAX_LINES
 from daemon.answers.gap import RULES, trim_to_gap
 from daemon.answers.route import decide_route
@@ -96,6 +98,7 @@ class Reply:
     # The model's probability of the answer's first line, and of each alternative's.
     confidence: float | None = None
     alternative_confidences: list[float | None] = field(default_factory=list)
+    faults: list[str] = field(default_factory=list)  # the workspace checks the answer failed
 
 
 def progress(message: str) -> None:
@@ -119,6 +122,7 @@ def ask_daemon(client: DaemonClient, checkouts: Checkouts, doc: Document, **extr
             reply.finish = event.finish_reason
             reply.text = event.withheld or reply.text  # the gate is judged from the curve
             reply.confidence = event.confidence
+            reply.faults = list(event.faults)
             reply.alternatives = [a.text for a in event.alternatives]
             reply.alternative_confidences = [a.confidence for a in event.alternatives]
     reply.ms = (time.perf_counter() - started) * 1000
@@ -244,8 +248,11 @@ def candidates_table(cases: list[RealCase], replies: list[Reply]) -> list[str]:
     return out
 
 
-def gate_curve(cases: list[RealCase], replies: list[Reply], bare: list[Reply] | None) -> list[str]:
-    """The share of requests a threshold shows, and exact among those shown."""
+def gate_curve(
+    cases: list[RealCase], replies: list[Reply], bare: list[Reply] | None, checks: bool = True
+) -> list[str]:
+    """The share of requests a threshold shows, and exact among those shown; with ``checks``,
+    as the gate ships, an answer that failed a check that holds it back is not shown."""
     out = []
     if bare is not None:
         exact = sum(
@@ -259,6 +266,8 @@ def gate_curve(cases: list[RealCase], replies: list[Reply], bare: list[Reply] | 
             if not reply.text.strip():
                 continue
             if reply.confidence is not None and reply.confidence < threshold:
+                continue
+            if checks and undefined_fault(reply.faults):
                 continue
             shown += 1
             got = first_line(reply.text, case.kind)
@@ -370,8 +379,11 @@ def main() -> int:
         print("\neach post-processing rule left out (assist's greedy text, trimmed again)")
         for line in rule_ablation(base, checkouts, docs, ordered["assist"]):
             print(line)
-        print("\nthe confidence gate (assist: the first line's probability)")
+        print("\nthe confidence gate (assist: the first line's probability) with the checks")
         for line in gate_curve(cases, ordered["assist"], ordered.get("bare FIM")):
+            print(line)
+        print("\nthe first line's probability alone")
+        for line in gate_curve(cases, ordered["assist"], None, checks=False):
             print(line)
     if args.json:
         dump = {label: [asdict(r) for r in replies] for label, replies in ordered.items()}

@@ -71,8 +71,8 @@ def test_put_then_get_from_memory_and_from_sqlite(tmp_path):
     assert row == (1, 1, "python", "m")
 
 
-def test_a_completions_alternatives_and_confidence_are_kept(tmp_path):
-    kept = replace(result(), confidence=0.42, alternatives=("y", "z"))
+def test_a_completions_alternatives_confidence_and_faults_are_kept(tmp_path):
+    kept = replace(result(), confidence=0.42, alternatives=("y", "z"), faults=("f",))
     ResultCache(tmp_path / "c.sqlite3").put("k1", kept)
     assert ResultCache(tmp_path / "c.sqlite3").get("k1") == kept
 

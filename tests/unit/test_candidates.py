@@ -92,6 +92,10 @@ def test_a_new_undefined_name_is_a_fault_an_existing_one_is_not():
     checked = with_new_names([made(0, "os.path.basename(pth)"), made(1, "path")], prefix, suffix)
     assert checked[0].faults == ("undefined name `pth`",)
     assert checked[1].faults == ()
+    # A candidate that leaves the document unparsed brings no names (ruff's syntax errors
+    # are not names).
+    (cut,) = with_new_names([made(0, "os.path.join(path,")], prefix, suffix)
+    assert cut.faults == ()
 
 
 # -- the gate -----------------------------------------------------------------------------
@@ -189,6 +193,30 @@ async def test_the_cache_keeps_the_alternatives_and_the_confidence_and_gates_aga
     assert [a.text for a in again.alternatives] == ["a + b"]
     gated, _ = await answer(backend, min_confidence=0.9)
     assert gated.cached and gated.text == "" and gated.withheld == "total"
+
+
+@needs_ruff
+async def test_a_sure_answer_with_a_new_undefined_name_is_withheld_and_says_why():
+    backend = scripted(("totl", -0.001))  # ``total`` misspelt: a name the file does not have
+    done, final = await answer(backend, min_confidence=0.05)
+    assert done.text == "" and done.withheld == "totl"
+    assert done.faults == ["undefined name `totl`"]
+    assert "undefined name `totl`" in (final.reason or "") and final.ok
+    # from the cache, the same
+    again, _ = await answer(backend, min_confidence=0.05)
+    assert again.cached and again.withheld == "totl" and again.faults == done.faults
+    # with the gate off, shown, and the fault still listed
+    shown, _ = await answer(backend, min_confidence=0.0)
+    assert shown.text == "totl" and shown.withheld is None and shown.faults == done.faults
+
+
+@needs_ruff
+async def test_with_a_candidate_that_defines_nothing_new_it_is_shown_instead():
+    backend = scripted(("totl", -0.001), ("total", -0.5))
+    done, _final = await answer(backend, min_confidence=0.0)
+    assert done.text == "total" and done.withheld is None and done.faults == []
+    assert [a.text for a in done.alternatives] == ["totl"]
+    assert done.alternatives[0].faults == ["undefined name `totl`"]
 
 
 async def test_a_user_who_accepts_everything_gets_a_lower_threshold():

@@ -112,3 +112,15 @@ def test_a_checker_answers_one_text_after_another_in_one_process():
     assert checker.check("line one\n  é bad\n") == resident.Answer(False, 1, 4, "bad")
     assert checker._process is first
     checker.close()
+
+
+@needs_typescript
+def test_typescript_with_parameter_decorators_is_valid():
+    # As VS Code's and xterm's sources write services: the decorators must not be left in the
+    # JavaScript that V8 is given.
+    text = (
+        "class Linkifier {\n"
+        "  constructor(@IBufferService private readonly _buffer: IBufferService) {}\n"
+        "}\n"
+    )
+    assert tool_check("typescript", text).ok

@@ -68,7 +68,7 @@ async def test_a_typed_hit_needs_the_same_context():
 
 
 async def test_a_call_is_fitted_to_the_signature_the_prompt_showed():
-    called = "def add(a, b):\n    return total("
+    called = "def add(a, b, c):\n    return total("
     named = TOTAL.model_copy(update={"name": "total"})
     backend = ScriptedBackend(in_turn("a, b, c)", "a, b, c)"))
     completions = pipeline(backend)

@@ -346,8 +346,8 @@ async def test_postprocess_is_part_of_the_cache_key():
 async def test_a_line_inside_brackets_the_code_below_goes_on_with_is_one_line():
     """The rest of the call is below: the job stops at the line's end, and the answer does
     not close the bracket the line below closes."""
-    text = 'msg = _("{a}").format(\n    a=name(\n)\nprint(msg)\n'
-    backend = ScriptedBackend(in_turn("item))\nprint(msg)"))
+    text = 'msg = _("{a}").format(\n    a=name(\n)\nprint(msg, item)\n'
+    backend = ScriptedBackend(in_turn("item))\nprint(msg, item)"))
     req = CompleteRequest(text=text, line=1, column=11, profile=PYTHON)
     events = await collect(await pipeline(backend).start(req, "alice"))
     assert backend.runs[0].stops == ("\n",)

@@ -185,3 +185,11 @@ def test_a_repair_that_leaves_the_next_error_is_not_judged_by_the_checker_yet():
     name = "javascript/two_errors_comma_paren.js"
     broken = (data / "broken" / name).read_text()
     assert repaired("javascript", broken) == (data / "fixed" / name).read_text()
+
+
+def test_a_dot_lost_after_this_is_restored():
+    assert_repaired_as_meant(
+        "javascript",
+        "class A {\n  get() {\n    this _update();\n    return this._value;\n  }\n}\n",
+        "class A {\n  get() {\n    this._update();\n    return this._value;\n  }\n}\n",
+    )
