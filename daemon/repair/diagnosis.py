@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from daemon.checks.lint import lint_python
 from daemon.checks.names import misspelt_names
 from daemon.checks.syntax import Diagnostic
-from daemon.checks.toolchain import syntax_problems
+from daemon.checks.toolchain import syntax_problems, tool_check
 from daemon.protocol import DiagnosticInfo, Span
 
 
@@ -64,6 +64,30 @@ def diagnose(
             return Problems(syntax, None, complete=False)
         lint = misspelt_names(text)  # a misspelt name is a bug whatever the workspace lints
     return Problems(syntax, lint)
+
+
+def anchored(language: str, text: str, problems: Problems) -> Problems:
+    """The round's problems with the language checker's first error put first, where the
+    grammar's first error comes after it or spans many lines around it.
+
+    tree-sitter recovers where it can and reports where recovery failed: an unterminated
+    Java string, or a TypeScript enum member that lost its comma, can surface a hundred lines
+    below the slip, or as one error over the whole file. The checker stops at the slip."""
+    if not problems.syntax or problems.syntax[0].source != "tree-sitter":
+        return problems
+    verdict = tool_check(language, text)
+    if verdict.ok or verdict.line is None:
+        return problems
+    first = problems.syntax[0]
+    lines = text.split("\n")
+    line = min(verdict.line, len(lines) - 1)
+    wide = first.end_line - first.line > 2 and first.line <= line <= first.end_line
+    if line >= first.line and not wide:
+        return problems
+    column = min(verdict.column or 0, len(lines[line]))
+    message = f"{verdict.tool} rejects the file: {verdict.message}"
+    placed = Diagnostic(line, column, line, column, message, verdict.tool or language)
+    return Problems([placed, *problems.syntax], problems.lint, problems.complete)
 
 
 def choose_span(lines: list[str], problem: Diagnostic, max_lines: int) -> Span:

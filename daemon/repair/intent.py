@@ -9,7 +9,8 @@ fewest brackets that disagree with the layout; the fewest errors left for later 
 model's judgement (the log-likelihood of the changed lines, when it was asked); the calls and
 member accesses it makes that the file has nowhere, less those it has elsewhere (``os.path``
 where the file writes ``.path`` elsewhere, rather than ``os, path``; not ``value(`` where
-``value`` is never called); the least punctuation deleted; the smallest change.
+``value`` is never called); the least punctuation deleted (undoing a doubled ``))`` is not
+counted); the smallest change.
 
 A lost bracket or dot can join two words (``print(x)`` typed ``printx)``): a repair that
 splits such a word, used once, into two the file knows, loses nothing and invents nothing, and
@@ -145,6 +146,10 @@ def pairs(tokens: list[Token]) -> set[tuple[str, str]]:
     never called); other neighbours say little of the author, and are left out."""
     found = set()
     for a, b in itertools.pairwise(tokens):
+        if a.kind == "word" and b.text == "(" and a.text in KEYWORDS:
+            continue  # ``return (`` and ``if (`` are the author's layout, not a call
+        if "." in (a.text, b.text) and (a.text[:1].isdigit() or b.text[:1].isdigit()):
+            continue  # ``1.5``: a number's point, not a member
         if (a.kind == "word" and b.text in ".(") or (a.text == "." and b.kind == "word"):
             found.add((a.text, b.text))
     return found
@@ -286,11 +291,23 @@ def describe(language: str, original: str, text: str, origin: str, size: int) ->
         lost=change.lost(split),
         layout=layout_mismatches(language, text),
         size=size,
-        deletes=change.deleted_punctuation(),
+        deletes=0 if _undoubles(original, text) else change.deleted_punctuation(),
         misspelt=slips_left(language, region, text) + joined_left(region, text, known),
         unfamiliar=unfamiliar_pairs(language, tokens, text, original),
         meaning=meaning(language, text),
     )
+
+
+def _undoubles(original: str, text: str) -> bool:
+    """Whether ``text`` is ``original`` less one of two equal characters side by side (a
+    doubled ``))`` undone: as likely a slip as a lost one, so not counted as a deletion)."""
+    if len(text) != len(original) - 1:
+        return False
+    start, tail = shared_ends(original, text)
+    if start + tail != len(text):
+        return False
+    char = original[start]
+    return original[start - 1 : start] == char or original[start + 1 : start + 2] == char
 
 
 def ranked(candidates: list[Candidate]) -> list[Candidate]:

@@ -13,6 +13,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
+from daemon.checks.keywords import KEYWORDS
 from daemon.indentation import indent_of, width
 from daemon.repair.scan import CLOSERS, OPENERS, Bracket, Token, scan
 
@@ -85,7 +86,12 @@ def _closings(
             # What followed the closer is there (`;` of `};`): the closer goes before it.
             yield _insert(lines, returns, len(indent_of(back)), char)
         last = returns - 1
-        while last > opener.line and not lines[last].strip():
+        # Back over blank lines, and the comments outside the block that introduce what
+        # follows it.
+        while last > opener.line and (
+            not lines[last].strip()
+            or (comment_only(language, lines[last]) and width(indent_of(lines[last])) <= base + 1)
+        ):
             last -= 1
         new_line = indent_of(lines[opener.line]) + _closer_text(language, lines, opener, char)
         yield "\n".join([*lines[: last + 1], new_line, *lines[last + 1 :]])
@@ -115,6 +121,24 @@ def _closings(
     inside = [t for t in tokens if t.line == opener.line and t.column > opener.column]
     if inside and inside[0].kind != "punct":
         yield _insert(lines, opener.line, inside[0].column + len(inside[0].text), char)
+    if not inside:
+        return
+    if inside[0].text in _EMPTY_BEFORE.get(char, ()):
+        yield _insert(lines, opener.line, opener.column + 1, char)  # ``clear(: void``: empty
+    if char == "]":
+        return
+    # Parameters, or an import's names, end before the word that follows them
+    # (``int port throws IOException``, ``import { a, b from``).
+    words = KEYWORDS.get(language, frozenset()) | {"from"}
+    follows = next((t for t in inside[1:] if t.kind == "word" and t.text in words), None)
+    if follows is not None:
+        spot = len(line[: follows.column].rstrip())
+        yield _insert(lines, opener.line, spot, char)
+
+
+# What follows an opener whose closer was lost right after it: ``clear(: void``,
+# ``methods[ = {``.
+_EMPTY_BEFORE = {")": (":", "{", "=>"), "]": ("=", ";", ")", ",")}
 
 
 def _closer_text(language: str, lines: list[str], opener: Bracket, char: str) -> str:
@@ -195,3 +219,15 @@ def code_end(language: str, line: str) -> int:
             break
         index += 1
     return len(line[:end].rstrip())
+
+
+# How a line that holds only (a part of) a comment starts, beside ``//`` and ``/*``: a block
+# comment's inner lines (`` * text``) and its end.
+_COMMENT_LINE = re.compile(r"^\s*(//|/\*|\*/|\*(\s|$))")
+
+
+def comment_only(language: str, line: str) -> bool:
+    """Whether ``line`` holds a comment and no code (a block comment's inner lines too)."""
+    if language == "python":
+        return line.lstrip().startswith("#")
+    return bool(_COMMENT_LINE.match(line))

@@ -45,6 +45,7 @@ from daemon.protocol import (
 from daemon.repair.candidates import ModelCandidates
 from daemon.repair.diagnosis import (
     Problems,
+    anchored,
     choose_span,
     diagnose,
     info,
@@ -200,6 +201,7 @@ class RepairPipeline:
         judge = Judge(self.backend, admission, r.header) if self.settings.fix_judge else None
         try:
             for _ in range(MAX_ROUNDS):
+                problems = await asyncio.to_thread(anchored, r.language, document, problems)
                 targets = problems.targets
                 if not targets or time.perf_counter() >= deadline:
                     break

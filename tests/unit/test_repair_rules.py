@@ -9,7 +9,7 @@ import pytest
 from daemon.checks.syntax import check_syntax
 from daemon.checks.toolchain import ToolVerdict
 from daemon.repair import rounds
-from daemon.repair.diagnosis import choose_span, diagnose
+from daemon.repair.diagnosis import anchored, choose_span, diagnose
 from daemon.repair.intent import Candidate, close_call, describe, ranked, token_change
 from daemon.repair.layout import closer_candidates, layout_mismatches
 from daemon.repair.rounds import checked_best, verified_rules
@@ -21,6 +21,7 @@ def repaired(language: str, text: str, rounds: int = 4) -> str | None:
     problems = diagnose(language, text, False, None)
     names = not problems.syntax  # as the pipeline: misspelt names only in a file that parses
     for _ in range(rounds):
+        problems = anchored(language, text, problems)
         if not problems.targets:
             return text
         span = choose_span(text.split("\n"), problems.targets[0], 6)
@@ -35,6 +36,45 @@ def repaired(language: str, text: str, rounds: int = 4) -> str | None:
 
 CASES = [
     # (language, broken, intended)
+    # A contextual keyword is a name before a lost comma.
+    (
+        "typescript",
+        "function check(name: string, type: string, all: boolean): void {}\n"
+        "check(name, type all);\n",
+        "function check(name: string, type: string, all: boolean): void {}\n"
+        "check(name, type, all);\n",
+    ),
+    ("javascript", "const o = { value true };\n", "const o = { value: true };\n"),
+    (
+        "java",
+        "class A {\n    int f(int a, int b) {\n        return (a <= b ? b - a  0);\n    }\n}\n",
+        "class A {\n    int f(int a, int b) {\n        return (a <= b ? b - a : 0);\n    }\n}\n",
+    ),
+    (
+        "c",
+        "int main(int argc char **argv) {\n    return 0;\n}\n",
+        "int main(int argc, char **argv) {\n    return 0;\n}\n",
+    ),
+    (
+        "typescript",
+        "function f(p? number): number {\n  return 1;\n}\n",
+        "function f(p?: number): number {\n  return 1;\n}\n",
+    ),
+    (
+        "python",
+        'import warnings\nwarnings.warn\n    "x",\n    stacklevel=(2))\n',
+        'import warnings\nwarnings.warn(\n    "x",\n    stacklevel=(2))\n',
+    ),
+    (
+        "javascript",
+        "const width = s = {\n  return s.length;\n};\n",
+        "const width = s => {\n  return s.length;\n};\n",
+    ),
+    (
+        "java",
+        "package a.b\n\n/**\n * Doc.\n */\npublic class A {\n}\n",
+        "package a.b;\n\n/**\n * Doc.\n */\npublic class A {\n}\n",
+    ),
     (
         "python",
         "x = 1\nif x > 0:\n    y = 1\nelse if x < 0:\n    y = 2\n",
