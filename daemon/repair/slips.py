@@ -291,15 +291,20 @@ def _misspelt_keyword(
 
 def _arrow(language: str, lines: list[str], index: int) -> Iterator[tuple[str, str]]:
     """``(x) = x + 1`` (or ``= x = {``) where an arrow function is meant: ``(x) => x + 1``."""
-    if not language.startswith(("javascript", "typescript")):
-        return
-    line = lines[index]
-    for match in _LOST_ARROW.finditer(line[: code_end(language, line)]):
-        spot = match.end()
-        yield (
-            "=> for = after a parameter list",
-            _replace(lines, index, line[:spot] + ">" + line[spot:]),
+    if language.startswith(("javascript", "typescript")):
+        yield from _insert_after(
+            language, lines, index, _LOST_ARROW, ">", "=> for = after a parameter list"
         )
+
+
+def _insert_after(
+    language: str, lines: list[str], index: int, pattern: re.Pattern[str], text: str, rule: str
+) -> Iterator[tuple[str, str]]:
+    """The line with ``text`` inserted after one match of ``pattern`` in its code, for each."""
+    line = lines[index]
+    for match in pattern.finditer(line[: code_end(language, line)]):
+        spot = match.end()
+        yield rule, _replace(lines, index, line[:spot] + text + line[spot:])
 
 
 # ``name? type``: an optional parameter or member whose ``:`` was lost (TypeScript).
@@ -308,14 +313,9 @@ _OPTIONAL = re.compile(r"(?<=[\w$])\?(?=\s+[\w$\[{(])")
 
 def _optional_colon(language: str, lines: list[str], index: int) -> Iterator[tuple[str, str]]:
     """``previous? [number, number]`` where ``previous?: [number, number]`` is meant."""
-    if not language.startswith("typescript"):
-        return
-    line = lines[index]
-    for match in _OPTIONAL.finditer(line[: code_end(language, line)]):
-        spot = match.end()
-        yield (
-            "lost : after an optional name",
-            _replace(lines, index, line[:spot] + ":" + line[spot:]),
+    if language.startswith("typescript"):
+        yield from _insert_after(
+            language, lines, index, _OPTIONAL, ":", "lost : after an optional name"
         )
 
 
@@ -396,11 +396,9 @@ def _lost_opener(
                 spots.append(after.column)  # ``new Map<K, V>)`` for ``new Map<K, V>()``
             if token.kind != "word" or token.text[0].isdigit():
                 continue  # a number is not called
-            joined = token.column + len(token.text) == after.column
             # ``f)`` for ``f()``, but not in ``f))``: a doubled closer is as likely.
-            joined = (
-                joined and tokens[number + 2 : number + 3] != [] and tokens[number + 2].text != ")"
-            )
+            next_text = tokens[number + 2].text if number + 2 < len(tokens) else ")"
+            joined = token.column + len(token.text) == after.column and next_text != ")"
             if after.text != opener and (after.text not in ")]" or after is tokens[closer]):
                 spots.append(token.column + len(token.text))
             elif opener == "(" and after.text == ")" and joined:
@@ -533,12 +531,12 @@ _CONTEXTUAL: dict[str, frozenset[str]] = {
     "javascript": frozenset(("async", "static")),
 }
 _CONTEXTUAL["typescriptreact"] = _CONTEXTUAL["typescript"]
+_CONTEXTUAL["javascriptreact"] = _CONTEXTUAL["javascript"]
 # The keywords that begin a parameter's type in C and Java.
 _TYPE_WORDS = frozenset(
     {"int", "char", "short", "long", "unsigned", "signed", "float", "double", "void", "const"}
     | {"struct", "enum", "union", "boolean", "byte", "final"}
 )
-_CONTEXTUAL["javascriptreact"] = _CONTEXTUAL["javascript"]
 
 
 def _member_first(first: str, second: str, text: str) -> bool:
