@@ -220,6 +220,12 @@ class Settings(BaseSettings):
         description="Trim each answer to the gap at the cursor: no repeats of the code below, "
         "no lines outside the block, the block's indentation.",
     )
+    token_healing: bool = Field(
+        True,
+        description="Fast-path completions: the prompt ends before the last token of the "
+        "text before the cursor on its line, and the model writes that token whole (a prompt "
+        "cut inside a word or an indentation ends where code is rarely cut).",
+    )
     candidates: int = Field(
         3,
         ge=1,

@@ -76,7 +76,7 @@ from daemon.answers.warm import WindowWarmer
 from daemon.checks.formatting import format_code
 from daemon.checks.verify import Verdict, verify_insertion
 from daemon.cursor import Cursor, PositionError
-from daemon.engine.jobs import Continuation, Until
+from daemon.engine.jobs import Budget, Continuation, Until
 from daemon.engine.scheduler import Admission, Priority
 from daemon.engine.speed import Speed
 from daemon.errors import AssistError, InvalidPosition
@@ -252,6 +252,7 @@ class CompletionPipeline:
             "tools": sorted(req.profile.tools) if req.profile else [],
             "postprocess": settings.postprocess,
             "rules": RULES_VERSION if settings.postprocess else None,
+            "lead": prompt.healed,
         }
         key = request_key(model, "complete", params, prompt.tokens)
         typing_key = self.typing.key(
@@ -371,6 +372,7 @@ class CompletionPipeline:
                 suffix_budget=settings.suffix_budget_tokens,
                 header=header,
                 context=context,
+                heal=route.kind == "fast" and settings.token_healing,
             )
 
         size = len(cursor.text) + sum(len(snippet.text) for snippet in context.snippets)
@@ -502,17 +504,12 @@ class CompletionPipeline:
             deadline,
             self.settings.temperature,
             candidates=self.settings.candidates,
+            lead=c.prompt.healed,
         )
         postprocess = self.settings.postprocess
         # A short block, unless the client set its own token budget.
         shape = replace(c.route.shape, max_lines=None if c.req.max_tokens else FAST_MAX_LINES + 1)
-        until: Until | None = None
-        if postprocess and shape.kind != "line":
-            until = gap_until(c.cursor, c.language, shape)
-        elif c.stops == BLOCK_STOPS:
-            indent = c.prefix.rsplit("\n", 1)[-1]
-            indent = indent[: len(indent) - len(indent.lstrip(" \t"))]
-            until = block_end(indent, max_lines=shape.max_lines)
+        until = self._fast_until(c, shape)
         text = ""
         skeleton: str | None = None
         relay = self.backend.run(
@@ -555,6 +552,12 @@ class CompletionPipeline:
             fired = (until.cut_by, *first.trimmed.fired)
             fitted[0] = replace(first, trimmed=replace(first.trimmed, fired=fired))
         best = ranked(fitted)
+        if not best and postprocess and result.complete:
+            second = await self._second(c, admission, limits, shape, written)
+            if second is not None:
+                trim = await asyncio.to_thread(fit, second.text, c.cursor, c.language, shape)
+                fitted.append(candidate(len(written), second, trim))
+                best = ranked(fitted)
         if best and c.language == "python" and postprocess:
             # Every answer, not only several: the gate holds back one with a new undefined name.
             checked = await asyncio.to_thread(with_new_names, best, c.prefix, c.suffix)
@@ -584,6 +587,47 @@ class CompletionPipeline:
             await self._keep(c, final, result, result.tokens, answer_out)
         async for event in self._gated(c, answer_out, final_verdict, result, cached=False):
             yield event
+
+    def _fast_until(self, c: Completion, shape: Shape) -> Until | None:
+        """The judge that ends a fast-path answer where its gap (or its block) ends."""
+        if self.settings.postprocess and shape.kind != "line":
+            return gap_until(c.cursor, c.language, shape)
+        if c.stops == BLOCK_STOPS:
+            indent = c.prefix.rsplit("\n", 1)[-1]
+            indent = indent[: len(indent) - len(indent.lstrip(" \t"))]
+            return block_end(indent, max_lines=shape.max_lines)
+        return None
+
+    async def _second(
+        self,
+        c: Completion,
+        admission: Admission,
+        limits: Budget,
+        shape: Shape,
+        written: list[Continuation],
+    ) -> Continuation | None:
+        """When every answer came to nothing once trimmed (most often the line below, written
+        again): one more, greedy from the most likely first token none of them began with.
+        Its prompt is still in the KV cache, so it costs a short decode; it is not streamed.
+        None when the first tokens are unknown or no time is left."""
+        barred = tuple(each.first_token for each in written if each.first_token is not None)
+        if not barred or time.perf_counter() >= limits.deadline:
+            return None
+        again = replace(limits, candidates=1, logprobs=True, not_first=barred)
+        relay = self.backend.run(
+            c.prompt.tokens,
+            again,
+            admission=admission,
+            stage="logic",
+            stops=c.stops,
+            until=self._fast_until(c, shape),
+        )
+        async for _ in relay:
+            pass
+        result = relay.result
+        if not result.complete:
+            return None
+        return result.own or Continuation(result.text, result.reason, result.tokens)
 
     async def _gated(
         self,

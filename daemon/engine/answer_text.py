@@ -4,7 +4,9 @@ Token bytes are decoded incrementally (a character split across tokens waits for
 byte). Text that may be the beginning of a stop string is held back until it is clear; a stop
 string ends the answer before it. With an ``until`` judge, text is released a whole line at a
 time and ``until`` decides after each line whether the answer is complete (and where it ends).
-The state can be saved as a ``Progress`` when a job yields, and resumed exactly.
+The state can be saved as a ``Progress`` when a job yields, and resumed exactly. A ``lead``
+(token healing: text the document already holds, which the model writes first) is taken off
+the front of the answer before anything else sees it.
 """
 
 from __future__ import annotations
@@ -15,8 +17,14 @@ from daemon.engine.jobs import Progress, Until
 
 
 class AnswerText:
-    def __init__(self, stops: tuple[str, ...], until: Until | None, progress: Progress | None):
-        progress = progress or Progress()
+    def __init__(
+        self,
+        stops: tuple[str, ...],
+        until: Until | None,
+        progress: Progress | None,
+        lead: str = "",
+    ):
+        progress = progress or Progress(leading=lead.encode("utf-8"))
         self.stops = stops
         self.until = until
         self._longest = max((len(s) for s in stops), default=0)
@@ -26,11 +34,17 @@ class AnswerText:
         self.resumed_from = len(progress.ids)
         self.text = progress.text  # everything released so far
         self.pending = progress.pending  # held back: it may begin a stop string or a line
+        self.leading = progress.leading  # the lead's bytes the model has not written yet
 
     def add(self, token: int, piece: bytes) -> tuple[str, bool]:
         """Take one generated token; return the text to release now and whether the
         answer ended (a stop string, or ``until`` found its end)."""
         self.ids.append(token)
+        if self.leading:
+            covered = min(len(self.leading), len(piece))
+            if piece[:covered] != self.leading[:covered]:
+                raise ValueError(f"token {piece!r} disagrees with the lead {self.leading!r}")
+            self.leading, piece = self.leading[covered:], piece[covered:]
         pending = self.pending + self._decoder.decode(piece)
         if self.stops:
             hit = _find_stop(pending, self.stops)
@@ -63,7 +77,7 @@ class AnswerText:
         return pending
 
     def progress(self) -> Progress:
-        return Progress(self.ids, self.text, self.pending, self._decoder.getstate())
+        return Progress(self.ids, self.text, self.pending, self._decoder.getstate(), self.leading)
 
 
 def _gate_lines(until: Until, text: str, emit: str, pending: str) -> tuple[str, str, bool]:

@@ -31,6 +31,13 @@ class Budget:
     # no room for them).
     candidates: int = 1
     logprobs: bool = False  # report each generated token's log-probability
+    # Text the answer begins with that the document already holds (token healing: the prompt
+    # ends before the token that covers it). The model writes it first, choosing only among
+    # the tokens that agree with it; it is neither shown nor part of the answer's text.
+    lead: str = ""
+    # Tokens the answer may not begin with (a second answer after a first that came to
+    # nothing): they are left out of the choice, not of the probabilities reported.
+    not_first: tuple[int, ...] = ()
 
     @property
     def scored(self) -> bool:
@@ -60,6 +67,7 @@ class Continuation:
     tokens: int
     token_logprobs: tuple[float, ...] = ()
     token_ends: tuple[int, ...] = ()
+    first_token: int | None = None  # the id of its first generated token
 
 
 @dataclass(frozen=True)
@@ -89,6 +97,7 @@ class Progress:
     text: str = ""
     pending: str = ""
     decoder_state: tuple[bytes, int] = (b"", 0)
+    leading: bytes = b""  # the bytes of the budget's ``lead`` not written yet
 
 
 @dataclass

@@ -234,6 +234,10 @@ class Engine(QueueFront):
     def start(self) -> None:
         self._thread = threading.Thread(target=self._work, name="assist-engine", daemon=True)
         self._thread.start()
+        # The vocabulary's index for token healing, read aside so no answer waits for it.
+        threading.Thread(
+            target=self.model.agreeing, args=(b"",), name="assist-pieces", daemon=True
+        ).start()
         self.ready.wait()
 
     def close(self) -> None:
@@ -598,12 +602,20 @@ class Engine(QueueFront):
             tail = answer.finish(complete=reason in ("stop", "length"))
             if not running.branch:
                 job.show(tail)
-            text, tokens = answer.text, len(answer.ids)
+            text, tokens, ids = answer.text, len(answer.ids), answer.ids
         else:
             done = job.progress
             tokens = len(done.ids) if done else 0
             text = done.text if done else ""
-        ended = Continuation(text, reason, tokens, tuple(running.logprobs), tuple(running.ends))
+            ids = done.ids if done else []
+        ended = Continuation(
+            text,
+            reason,
+            tokens,
+            tuple(running.logprobs),
+            tuple(running.ends),
+            ids[0] if ids else None,
+        )
         job.progress = None
         self._leave(running)
         fork = running.fork
@@ -849,7 +861,7 @@ class Engine(QueueFront):
         now = time.perf_counter()
         running.sampler = self._make_sampler(job.budget)
         if running.branch:  # its prompt is the job's, copied, and its first token
-            running.answer = AnswerText(job.stop_strings, running.until, None)
+            running.answer = AnswerText(job.stop_strings, running.until, None, job.budget.lead)
             running.budget_left = running.max_tokens
             return
         evaluated = len(running.prompt) - running.reused
@@ -858,7 +870,7 @@ class Engine(QueueFront):
         if job.prompt_done_at is None:
             job.prompt_done_at = now
             job.sink(PromptEvaluated(len(job.tokens), running.reused))
-        running.answer = AnswerText(job.stop_strings, job.until, job.progress)
+        running.answer = AnswerText(job.stop_strings, job.until, job.progress, job.budget.lead)
         running.budget_left = running.max_tokens
         running.decode_began = now
         if running.budget_left <= 0:
@@ -867,10 +879,36 @@ class Engine(QueueFront):
     def _sample(self, running: _Running, index: int) -> int | None:
         if running not in self._running or running.sampler is None:
             return None
-        token = int(llama_cpp.llama_sampler_sample(running.sampler.sampler, self._ctx, index))
-        if running.job.budget.scored:
-            running.sampled_logprob = log_softmax_of(self._row(index), token)
+        budget = running.job.budget
+        row = self._healing_row(running, index)
+        made = len(running.answer.ids) if running.answer else 0
+        barred = budget.not_first if made == 0 and not running.branch else ()
+        if row is None and not barred:
+            token = int(llama_cpp.llama_sampler_sample(running.sampler.sampler, self._ctx, index))
+            row = self._row(index) if budget.scored else None
+        else:
+            if row is None:
+                row = np.array(self._row(index), dtype=np.float32)
+            choice = row
+            if barred:
+                choice = row.copy()
+                choice[list(barred)] = -np.inf
+            token = _pick(choice, budget, made)
+        if row is not None:
+            running.sampled_logprob = log_softmax_of(row, token)
         return token
+
+    def _healing_row(self, running: _Running, index: int) -> np.ndarray | None:
+        """Row ``index``'s logits with every token that disagrees with the job's lead (the
+        part of it not written yet) or is banned taken out; None when no lead is left."""
+        leading = running.answer.leading if running.answer is not None else b""
+        if not leading:
+            return None
+        allowed = self.model.agreeing(leading)
+        row = np.full(self.model.n_vocab, -np.inf, dtype=np.float32)
+        row[allowed] = self._row(index)[allowed]
+        row[list(running.job.budget.banned)] = -np.inf
+        return row
 
     def _row(self, index: int) -> np.ndarray:
         """The logits of row ``index`` of the batch just decoded."""
@@ -923,7 +961,11 @@ class Engine(QueueFront):
             return
         room = min(wanted, self.parallel - len(self._running), len(self.slots.free))
         excluded = {*self._stop_tokens, *self._suppressed, *job.budget.banned}
-        picks = first_tokens(self._row(index), token, room, excluded) if room > 0 else []
+        excluded.update(job.budget.not_first)
+        row = self._healing_row(own, index)
+        if row is None:
+            row = self._row(index)
+        picks = first_tokens(row, token, room, excluded) if room > 0 else []
         fork = Fork()
         for first, logprob in picks:
             prompt = [*own.prompt, first]
@@ -964,3 +1006,14 @@ class Engine(QueueFront):
             return False
         text = mine.text + mine.pending
         return same_path(own.answer.text + own.answer.pending, own.ends, text)
+
+
+def _pick(row: np.ndarray, budget: Budget, step: int) -> int:
+    """A token from a row of logits that some tokens were taken out of: the most likely one,
+    or at the budget's temperature one drawn from the rest (seeded by the budget and step)."""
+    if budget.temperature <= 0.0:
+        return int(np.argmax(row))
+    scaled = (row - row.max()) / budget.temperature
+    weights = np.exp(scaled)
+    rng = np.random.default_rng((budget.seed, step))
+    return int(rng.choice(len(row), p=weights / weights.sum()))

@@ -211,6 +211,7 @@ def budget(
     seed: int = 0,
     banned: tuple[int, ...] = (),
     candidates: int = 1,
+    lead: str = "",
 ) -> Budget:
     return Budget(
         max_tokens=max_tokens,
@@ -219,6 +220,7 @@ def budget(
         seed=seed,
         banned=banned,
         candidates=candidates,
+        lead=lead,
     )
 
 

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 
 from daemon.cursor import Cursor
 from daemon.prompt.context import NO_CONTEXT, PlacedContext, PromptContext, place_context
+from daemon.prompt.healing import healed_tail
 from models.families import PromptFormat, Vocabulary
 
 # The window's first and last lines move in steps of this many lines.
@@ -41,6 +42,9 @@ class BuiltPrompt:
     format_name: str
     first_line: int  # first document line inside the window
     context: PlacedContext = NO_CONTEXT  # the other files placed before the document
+    # The end of the text before the cursor that the prompt leaves out, for the model to write
+    # whole as the start of its answer (token healing; "" when the prompt ends at the cursor).
+    healed: str = ""
 
 
 def collapse_blank_runs(text: str) -> str:
@@ -98,9 +102,11 @@ def build_prompt(
     suffix_budget: int,
     header: str,
     context: PromptContext | None = None,
+    heal: bool = False,
 ) -> BuiltPrompt:
     """Cut the document around the cursor to ``budget`` tokens and lay it out in ``fmt``, after
-    the snippets of ``context`` that fit its budget (without them: the prompt as before)."""
+    the snippets of ``context`` that fit its budget (without them: the prompt as before). With
+    ``heal``, the prompt ends before the last token of the cursor's line (``healed``)."""
     prefix, suffix = cursor.prefix, cursor.suffix
     prefix = collapse_blank_runs(prefix)
     suffix = collapse_blank_runs(suffix) if fmt.supports_fim else ""
@@ -117,9 +123,13 @@ def build_prompt(
         placed = place_context(fmt, vocab, context, room, count)
     window = max(16, budget - header_cost - placed.tokens - FORMAT_OVERHEAD)
     suffix_share = min(suffix_budget, window // 4) if fmt.supports_fim else 0
+    healed = ""
     for _ in range(4):
         cut_suffix = _cut_suffix(suffix, suffix_share, count)
         cut_prefix, _ = _cut_prefix(prefix, window - count(cut_suffix), count)
+        if heal:
+            healed = healed_tail(vocab, cut_prefix.rsplit("\n", 1)[-1])
+            cut_prefix = cut_prefix[: len(cut_prefix) - len(healed)]
         tokens = fmt.build(
             vocab, placed.text + header + cut_prefix, cut_suffix, repository=placed.repository
         )
@@ -136,4 +146,5 @@ def build_prompt(
         format_name=fmt.name,
         first_line=cursor.line - cut_prefix.count("\n"),
         context=placed,
+        healed=healed,
     )

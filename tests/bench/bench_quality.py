@@ -8,7 +8,8 @@ never in the daemon). For each installed model, in one run:
              own) and the indenting editor's (the cursor after that line's indentation,
              where an editor leaves it): assist as shown; the raw model (llama-cpp-python,
              the model's FIM prompt, the same document); and the ablation: no profile
-             header, no post-processing. ``--settings`` picks some of the three.
+             header, no post-processing, no token healing. ``--settings`` picks some of the
+             three.
   humaneval  a signature and a docstring, the body to write (the deep path): assist against
              the raw model continuing the prompt with HumanEval's stop sequences; the p50 and
              p90 of the time to the ``logic`` and ``final`` stages.
@@ -59,7 +60,7 @@ from tests.bench.quality.tasks import (
     infilling_cases,
 )
 
-VARIANTS = ("assist", "raw", "no header", "no post", "no context")
+VARIANTS = ("assist", "raw", "no header", "no post", "no context", "no healing")
 # A small workspace that states what the tasks are: Python 3.11, nothing else.
 PYPROJECT = '[project]\nname = "tasks"\nversion = "0"\nrequires-python = ">=3.11"\n'
 
@@ -155,12 +156,13 @@ def bench_model(
 
     answers: dict[str, list[Answer]] = {}
     runs: list[tuple[dict[str, Any], list[tuple[str, Callable[[DaemonClient], list[Answer]]]]]]
-    runs = [({}, []), ({"postprocess": False}, [])]
+    runs = [({}, []), ({"postprocess": False}, []), ({"token_healing": False}, [])]
     for (set_name, setting), cases in infilling.items():
         key = f"{set_name}|{setting}"
         runs[0][1].append((f"{key}|assist", lambda c, cs=cases: through(c, cs, profile)))
         runs[0][1].append((f"{key}|no header", lambda c, cs=cases: through(c, cs, None)))
         runs[1][1].append((f"{key}|no post", lambda c, cs=cases: through(c, cs, profile)))
+        runs[2][1].append((f"{key}|no healing", lambda c, cs=cases: through(c, cs, profile)))
     if humaneval:
         runs[0][1].append(("humaneval|assist", lambda c: through(c, humaneval, profile)))
         runs[0][1].append(("humaneval|no header", lambda c: through(c, humaneval, None)))
@@ -169,6 +171,7 @@ def bench_model(
         runs[0][1].append(("cross-file|assist", lambda c: cross(c, lines, contexts)))
         runs[0][1].append(("cross-file|no context", lambda c: cross(c, lines, None)))
         runs[1][1].append(("cross-file|no post", lambda c: cross(c, lines, contexts)))
+        runs[2][1].append(("cross-file|no healing", lambda c: cross(c, lines, contexts)))
 
     for overrides, jobs in runs:
         jobs = [(label, job) for label, job in jobs if wanted(label, args.variants)]
@@ -237,7 +240,7 @@ def bench_model(
         key = f"{set_name}|{setting}"
         tables[f"{set_name}, {setting} setting"] = [
             score(variant, cases, answers[f"{key}|{variant}"])
-            for variant in ("assist", "raw FIM", "no header", "no post")
+            for variant in ("assist", "raw FIM", "no header", "no post", "no healing")
             if f"{key}|{variant}" in answers
         ]
     if humaneval:
@@ -249,7 +252,7 @@ def bench_model(
     if lines:
         tables["cross-file lines (exact line)"] = [
             score_lines(variant, lines, answers[f"cross-file|{variant}"])
-            for variant in ("assist", "no context", "raw FIM", "no post")
+            for variant in ("assist", "no context", "raw FIM", "no post", "no healing")
             if f"cross-file|{variant}" in answers
         ]
     return tables

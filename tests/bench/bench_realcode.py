@@ -15,11 +15,12 @@ a fixed seed) are asked of, in one run:
                     after, the typed part of the line as ``prompt``, its ``n_indent``), with a
                     batch of 1,536 tokens, so that its own cut of the FIM prompt (three quarters
                     before the cursor) has assist's budget; greedy, 48 tokens, no time limit;
-  assist, three candidates, no context, no profile, no post-processing
+  assist, three candidates, no context, no profile, no post-processing, no healing
                     the daemon with the candidates decoded even where they cost more than the
                     limit (a CPU), and without each component in turn (the repository's
-                    snippets, the profile's header, every trimming rule); each rule left out on
-                    its own is scored offline, on assist's greedy text trimmed again;
+                    snippets, the profile's header, every trimming rule, token healing); each
+                    rule left out on its own is scored offline, on assist's greedy text trimmed
+                    again;
   assist, first request
                     the first request of the "assist" run at each place (the document not read).
 
@@ -75,6 +76,7 @@ ABLATIONS: dict[str, tuple[dict[str, Any], dict[str, Any]]] = {
     "assist, no context": ({}, {"context": []}),
     "assist, no profile": ({}, {"profile": None}),
     "assist, no post-processing": ({"postprocess": False}, {}),
+    "assist, no healing": ({"token_healing": False}, {}),
 }
 SYSTEMS = (*ABLATIONS, "assist, first request", "bare FIM", "llama-server")
 # The gate's thresholds the curve is printed at.

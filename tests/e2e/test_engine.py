@@ -358,3 +358,51 @@ def test_candidates_come_from_one_prompt_and_leave_the_greedy_answer_as_it_was(e
         texts.add(other.text)
         assert len(other.token_logprobs) == other.tokens >= 1
     assert engine.stats.branches >= len(finished.alternatives)
+
+
+def test_a_lead_is_written_first_and_never_shown(engine, model):
+    """Token healing: the prompt ends before ``wa``; the model writes it within its first
+    tokens, and the answer is what comes after it."""
+    tokens = prompt(
+        model,
+        'import os\n\n\ndef list_python_files(root):\n    """Return the .py files under root."""\n'
+        "    result = []\n    for dirpath, dirnames, filenames in os.",
+    )
+    budget = Budget(max_tokens=16, deadline=time.perf_counter() + 60, lead="wa")
+    _, seen = run(engine, tokens, budget, stops=("\n",))
+    finished = seen[-1]
+    assert isinstance(finished, Finished) and finished.reason == "stop"
+    streamed = "".join(e.text for e in seen if isinstance(e, TokenText))
+    assert streamed == finished.text and finished.text.startswith("lk(")
+
+
+def test_an_indentation_lead_and_candidates_that_all_agree_with_it(engine, model):
+    engine.fork_cost_limit = 0  # wherever there is room, whatever they cost here
+    tokens = prompt(model, "def area(width, height):\n")
+    lead = "    "
+    budget = Budget(
+        max_tokens=12, deadline=time.perf_counter() + 60, candidates=3, lead=lead, logprobs=True
+    )
+    _, seen = run(engine, tokens, budget, stops=("\n",))
+    finished = seen[-1]
+    assert isinstance(finished, Finished) and finished.reason == "stop", finished
+    assert finished.text.strip() and not finished.text.startswith(" ")
+    own = finished.own
+    assert own is not None and all(lp <= 0 for lp in own.token_logprobs)
+    # Each candidate began with a token that agrees with the indentation (one that does not
+    # would have ended its job with an error; a longer run of blanks agrees).
+    for other in finished.alternatives:
+        assert other.reason in ("stop", "length") and other.text != finished.text
+
+
+def test_an_answer_barred_from_its_first_token_begins_with_another(engine, model):
+    tokens = prompt(model, "def area(width, height):\n    return ")
+    alone = Budget(max_tokens=8, deadline=time.perf_counter() + 60, logprobs=True)
+    _, seen = run(engine, tokens, alone, stops=("\n",))
+    first = seen[-1].own
+    assert first is not None and first.first_token is not None
+    barred = dataclasses.replace(alone, not_first=(first.first_token,))
+    _, seen = run(engine, tokens, barred, stops=("\n",))
+    second = seen[-1].own
+    assert second is not None and second.first_token not in (None, first.first_token)
+    assert second.text != first.text and second.token_logprobs[0] < first.token_logprobs[0]

@@ -161,7 +161,10 @@ class ScriptedBackend:
     ) -> Continuation:
         text, reason = self._cut(run, text, until)
         ends = tuple(range(1, len(text) + 1))
-        return Continuation(text, reason, len(text), (logprob,) * len(text), ends)
+        first = self.model.tokenize_text(text[:1])  # a character a token
+        return Continuation(
+            text, reason, len(text), (logprob,) * len(text), ends, first[0] if first else None
+        )
 
     async def score(
         self, tokens: Sequence[int], score_from: int, *, admission: Admission, deadline: float

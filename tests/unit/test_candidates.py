@@ -169,6 +169,27 @@ async def test_an_empty_first_choice_gives_way_to_the_next_candidate():
     assert "another candidate" in (final.reason or "")
 
 
+async def test_when_every_answer_trims_to_nothing_a_second_starts_from_another_token():
+    def written(run: Run) -> list[tuple[str, float]]:
+        if run.budget.not_first:  # the second job: another first token
+            return [("total", -0.5)]
+        return [("   ", -0.01), ("  ", -0.2)]  # blanks only: nothing once trimmed
+
+    backend = ScriptedBackend(lambda run: "", candidates=written)
+    done, final = await answer(backend, min_confidence=0.0)
+    assert done.text == "total" and "another candidate" in (final.reason or "")
+    first, second = backend.runs
+    assert second.tokens == first.tokens and second.budget.candidates == 1
+    assert set(second.budget.not_first) == {ord(" ") + 1000}
+    assert second.budget.lead == first.budget.lead
+
+
+async def test_a_second_answer_that_comes_to_nothing_too_leaves_the_answer_empty():
+    backend = scripted(("   ", -0.01))
+    done, _ = await answer(backend, min_confidence=0.0)
+    assert not done.text.strip() and len(backend.runs) == 2
+
+
 async def test_an_unsure_answer_is_withheld_and_the_final_stage_says_why():
     backend = scripted(("total", -1.0), ("a + b", -1.5))
     done, final = await answer(backend, min_confidence=0.5)

@@ -184,7 +184,8 @@ class RemoteEngine(QueueFront):
     def _serve(self, job: Job, server: RemoteServer | None) -> None:
         """Run ``job`` on ``server`` (its place taken), and on others while they fail before
         the first text; every place taken is given back."""
-        prompt = self.model.text_of(job.tokens)
+        # A server cannot be told to heal the last token: it is given the lead as prompt text.
+        prompt = self.model.text_of(job.tokens) + job.budget.lead
         tried: list[RemoteServer] = []
         failures: list[str] = []
         while True:

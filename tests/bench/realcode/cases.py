@@ -13,8 +13,8 @@ Everything else of the file stays as it is. The expected completion is what the 
 after the cursor on that line. Lines are drawn with a fixed seed, evenly over packages and kinds,
 from code lines only (no blank or comment-only line, no line of a string or docstring). The
 cases are kept in ``cases.jsonl`` beside this module with the sha256 of each file, so runs
-compare; ``python -m tests.bench.realcode.cases`` draws them again (and says so when an
-installed package changed under them).
+compare; where another release of a package is installed, the drawn one is fetched from the
+package registry. ``python -m tests.bench.realcode.cases`` draws them again.
 """
 
 from __future__ import annotations
@@ -26,7 +26,12 @@ import importlib.util
 import io
 import json
 import random
+import shutil
+import subprocess
+import sys
+import tempfile
 import tokenize
+import zipfile
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
@@ -37,6 +42,10 @@ SEED = 31
 PER_KIND = 102  # cases of each kind, spread evenly over the packages
 MIN_REST = 3  # characters the completion has to write at least
 OPENERS = "([{"
+# Where a package's drawn release is kept when another one is installed.
+DRAWN_COPIES = Path.home() / ".cache" / "assist" / "bench-packages"
+# Distribution names that are not the import name.
+DISTRIBUTIONS = {"sqlite_utils": "sqlite-utils"}
 
 
 @dataclass(frozen=True)
@@ -84,9 +93,8 @@ def package_dir(package: str) -> Path:
 
 
 def version_of(package: str) -> str:
-    names = {"sqlite_utils": "sqlite-utils"}
     try:
-        return importlib.metadata.version(names.get(package, package))
+        return importlib.metadata.version(DISTRIBUTIONS.get(package, package))
     except importlib.metadata.PackageNotFoundError:
         return "unknown"
 
@@ -219,16 +227,49 @@ class ChangedPackage(Exception):
     """An installed file is not the one a case was drawn from."""
 
 
+def drawn_package_dir(package: str, version: str) -> Path:
+    """The package's directory at the version the cases were drawn from: the installed one, or,
+    where another release is installed, that release's wheel from the package registry,
+    unpacked once under ``DRAWN_COPIES``."""
+    if version_of(package) == version:
+        return package_dir(package)
+    target = DRAWN_COPIES / f"{package}-{version}"
+    if not (target / package).is_dir():
+        wanted = f"{DISTRIBUTIONS.get(package, package)}=={version}"
+        with tempfile.TemporaryDirectory() as folder:
+            pip = [sys.executable, "-m", "pip", "download", "--quiet", "--no-deps"]
+            fetched = subprocess.run(
+                [*pip, "--only-binary", ":all:", "--dest", folder, wanted],
+                capture_output=True,
+                text=True,
+                check=False,
+            )
+            wheels = list(Path(folder).glob("*.whl"))
+            if fetched.returncode != 0 or not wheels:
+                raise ChangedPackage(
+                    f"{package} {version_of(package)} is installed and {wanted} could not be "
+                    f"fetched ({fetched.stderr.strip()[-300:]}); draw the cases again with "
+                    "python -m tests.bench.realcode.cases"
+                )
+            unpacked = Path(folder) / "unpacked"
+            with zipfile.ZipFile(wheels[0]) as wheel:
+                wheel.extractall(unpacked)
+            target.mkdir(parents=True, exist_ok=True)
+            shutil.rmtree(target / package, ignore_errors=True)
+            shutil.move(unpacked / package, target / package)
+    return target / package
+
+
 def document(case: RealCase) -> Document:
-    """The case's document from the installed file; ``ChangedPackage`` when it changed."""
-    root = package_dir(case.package)
+    """The case's document from the file it was drawn from; ``ChangedPackage`` when that file
+    is not to be had any more."""
+    root = drawn_package_dir(case.package, case.version)
     file = root / case.path
     source = file.read_text(encoding="utf-8")
     if hashlib.sha256(source.encode("utf-8")).hexdigest() != case.sha256:
         raise ChangedPackage(
-            f"{case.package}/{case.path} is not the file the cases were drawn from (installed "
-            f"{version_of(case.package)}, drawn from {case.version}); draw the cases again with "
-            "python -m tests.bench.realcode.cases"
+            f"{case.package}/{case.path} is not the file the cases were drawn from ({case.version}"
+            f" from {root}); draw the cases again with python -m tests.bench.realcode.cases"
         )
     lines = source.split("\n")
     # For every kind the line keeps what is before the cursor (``newline``: its indentation).

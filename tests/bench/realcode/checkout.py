@@ -15,13 +15,11 @@ from pathlib import Path
 
 from daemon.cli.complete import build_request
 from daemon.protocol import CompleteRequest
-from tests.bench.realcode.cases import Document, package_dir
-
-_DISTRIBUTIONS = {"sqlite_utils": "sqlite-utils"}
+from tests.bench.realcode.cases import DISTRIBUTIONS, Document
 
 
 def _pyproject(package: str) -> str:
-    meta = importlib.metadata.metadata(_DISTRIBUTIONS.get(package, package))
+    meta = importlib.metadata.metadata(DISTRIBUTIONS.get(package, package))
     requires = [r for r in meta.get_all("Requires-Dist") or [] if "extra ==" not in r]
     lines = [
         "[project]",
@@ -42,12 +40,13 @@ class Checkouts:
         self.work = work
         self.made: dict[str, Path] = {}
 
-    def root(self, package: str) -> Path:
+    def root(self, package: str, source: Path) -> Path:
+        """The checkout of ``package``, copied from ``source`` (its directory) on first use."""
         if package not in self.made:
             root = self.work / f"checkout-{package}"
             if not root.exists():
                 shutil.copytree(
-                    package_dir(package),
+                    source,
                     root / package,
                     ignore=shutil.ignore_patterns("__pycache__", "*.so", "*.pyd"),
                 )
@@ -59,7 +58,7 @@ class Checkouts:
         """The request ``assist complete`` sends for the document's cursor (the module
         rewritten with the document for the time it takes, then put back)."""
         case = document.case
-        file = self.root(case.package) / case.package / case.path
+        file = self.root(case.package, document.root / case.package) / case.package / case.path
         original = file.read_bytes()
         file.write_text(document.text, encoding="utf-8")
         try:

@@ -10,7 +10,9 @@ isolate the prompt from the daemon's time budget and trimming rules:
   ungated   assist's prompt with every snippet the client sent, named by the line or not,
   nohdr     assist's prompt without the profile header,
   noctx     assist's prompt without the repository context,
-  plain     assist's prompt with neither (its window layout alone).
+  plain     assist's prompt with neither (its window layout alone),
+  healed    assist's prompt ending before the cursor's last token, which the model writes
+            whole (token healing: daemon/prompt/healing.py).
 Answers are appended to OUT as JSON lines, and a rerun resumes from them. A layout that gives
 a case the very prompt another layout gave it (assist's prompt where the line names every
 snippet, or none) is given that answer again: greedy decoding of the same tokens.
@@ -25,8 +27,11 @@ import sys
 import time
 from array import array
 from pathlib import Path
+from typing import Any
 
+import numpy as np
 import xxhash
+from llama_cpp import LogitsProcessorList
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[3]))
 
@@ -36,6 +41,7 @@ from daemon.prompt.context import PromptContext
 from daemon.prompt.header import render_header
 from daemon.prompt.relevance import snippets_for_line
 from daemon.settings import load_settings
+from models.pieces import PieceIndex
 from models.resolve import resolve_model
 from tests.bench.quality.raw import RawModel
 from tests.bench.realcode.cases import KINDS, Document, document, load
@@ -60,24 +66,45 @@ class Layouts:
         self.checkouts = Checkouts(work)
         self.answers: dict[str, str] = {}  # prompt key -> answer
         self.last_prompt = ""
+        self.pieces: PieceIndex | None = None
 
-    def first_line(self, tokens: list[int]) -> str:
-        """Greedy decoding until a line break follows some code (or leads the text)."""
-        key = prompt_key(tokens)
+    def first_line(self, tokens: list[int], lead: str = "") -> str:
+        """Greedy decoding until a line break follows some code (or leads the text); with a
+        ``lead``, the answer must begin with it, and it is not part of the answer."""
+        key = prompt_key(tokens) + (f"+{lead!r}" if lead else "")
         if key not in self.answers:
-            self.answers[key] = self._decode(tokens)
+            self.answers[key] = self._decode(tokens, lead)
         self.last_prompt = key
         return self.answers[key]
 
-    def _decode(self, tokens: list[int]) -> str:
+    def _decode(self, tokens: list[int], lead: str) -> str:
         data = b""
         text = ""
         llm = self.model.llm
-        for count, token in enumerate(llm.generate(tokens, temp=0.0, top_k=1, reset=True)):
+        wanted = lead.encode("utf-8")
+        if wanted and self.pieces is None:
+            model = self.model
+            ends = self.raw.end_tokens
+            self.pieces = PieceIndex([model.piece(t) for t in range(model.n_vocab)], ends)
+
+        def constrain(_ids: Any, scores: Any) -> Any:
+            left = wanted[len(data) :]
+            if not left or self.pieces is None:
+                return scores
+            allowed = self.pieces.agreeing(left)
+            masked = np.full_like(scores, -np.inf)
+            masked[allowed] = scores[allowed]
+            return masked
+
+        processors = LogitsProcessorList([constrain])
+        generated = llm.generate(tokens, temp=0.0, top_k=1, reset=True, logits_processor=processors)
+        for count, token in enumerate(generated):
             if token in self.raw.end_tokens or count >= FIRST_LINE_TOKENS:
                 break
             data += self.model.piece(token)
-            text = data.decode("utf-8", errors="ignore")
+            if len(data) < len(wanted):
+                continue
+            text = data[len(wanted) :].decode("utf-8", errors="ignore")
             stops = [s for s in self.raw.stops if s in text]
             if stops:
                 return text[: min(text.find(s) for s in stops)]
@@ -93,7 +120,13 @@ class Layouts:
         return self.first_line(model.format.build(model, prefix, suffix))
 
     def assist(
-        self, doc: Document, *, header: bool = True, context: bool = True, gated: bool = True
+        self,
+        doc: Document,
+        *,
+        header: bool = True,
+        context: bool = True,
+        gated: bool = True,
+        heal: bool = False,
     ) -> str:
         req = self.checkouts.request(doc, context=context)
         cursor = Cursor.locate(req.text, req.line, req.column)
@@ -109,15 +142,19 @@ class Layouts:
             suffix_budget=AFTER_TOKENS,
             header=shown,
             context=ctx,
+            heal=heal,
         )
-        return self.first_line(prompt.tokens)
+        return self.first_line(prompt.tokens, prompt.healed)
 
     def answer(self, layout: str, doc: Document) -> str:
         if layout == "bare":
             return self.bare(doc)
         header = layout not in ("nohdr", "plain")
         context = layout not in ("noctx", "plain")
-        return self.assist(doc, header=header, context=context, gated=layout != "ungated")
+        gated = layout != "ungated"
+        return self.assist(
+            doc, header=header, context=context, gated=gated, heal=layout == "healed"
+        )
 
 
 def main() -> int:

@@ -1,0 +1,107 @@
+"""Token healing: where the prompt ends, which tokens may begin the answer, and the lead taken
+off the answer's text."""
+
+from __future__ import annotations
+
+import re
+
+from daemon.cursor import Cursor
+from daemon.engine.answer_text import AnswerText
+from daemon.prompt.build import build_prompt
+from daemon.prompt.healing import healed_tail
+from models.families import QWEN_CODER
+from models.pieces import PieceIndex
+from tests.unit.fake_vocab import CharVocab
+
+# A vocabulary of whole words, runs of blanks and single other characters.
+_WORDS = re.compile(r" ?\w+| +|.", re.S)
+
+
+class WordVocab(CharVocab):
+    def __init__(self) -> None:
+        super().__init__(bos=None)
+        self.ids: dict[str, int] = {}
+
+    def tokenize_text(self, text: str) -> list[int]:
+        return [self.ids.setdefault(p, 2000 + len(self.ids)) for p in _WORDS.findall(text)]
+
+
+def test_the_last_word_of_the_line_is_healed():
+    vocab = WordVocab()
+    assert healed_tail(vocab, "    self.co") == "co"
+    assert healed_tail(vocab, "x = value") == " value"
+    assert healed_tail(vocab, "        ") == "        "
+    assert healed_tail(vocab, "") == ""
+
+
+def test_a_line_that_ends_in_punctuation_is_not_healed():
+    vocab = WordVocab()
+    assert healed_tail(vocab, "f(") == ""
+    assert healed_tail(vocab, "x: List[") == ""
+    assert healed_tail(vocab, "self.") == ""
+
+
+def test_one_token_a_character_heals_the_last_character():
+    assert healed_tail(CharVocab(bos=None), "abc") == "c"
+
+
+PIECES = [b"", b"co", b"con", b"console", b"c", b"cx", b" co", b"(", b"()", b"(self", b"   ", b" "]
+
+
+def test_agreeing_tokens_start_with_the_text_or_begin_it():
+    index = PieceIndex(PIECES)
+    assert sorted(PIECES[t] for t in index.agreeing(b"con")) == [b"c", b"co", b"con", b"console"]
+    assert sorted(PIECES[t] for t in index.agreeing(b"(")) == [b"(", b"()", b"(self"]
+    assert sorted(PIECES[t] for t in index.agreeing(b"    ")) == [b" ", b"   "]
+
+
+def test_after_blanks_no_token_adds_more_blanks():
+    pieces = [b"  ", b"    ", b"      ", b"  x", b"    x", b"    \n", b"     x"]
+    agreeing = PieceIndex(pieces).agreeing(b"    ")
+    assert sorted(pieces[t] for t in agreeing) == [b"  ", b"    ", b"    \n", b"    x"]
+
+
+def test_excluded_and_empty_tokens_never_agree():
+    index = PieceIndex(PIECES, excluded=[2])
+    assert 2 not in index.agreeing(b"con")
+    assert 0 not in index.agreeing(b"")
+
+
+def test_the_lead_is_taken_off_the_answer_across_tokens():
+    answer = AnswerText(("\n",), None, None, lead="    co")
+    shown = "".join(answer.add(i, p)[0] for i, p in enumerate([b"   ", b" con", b"sole", b" ="]))
+    assert shown == "nsole =" and answer.text == "nsole =" and answer.leading == b""
+    assert answer.ids == [0, 1, 2, 3]
+
+
+def test_a_job_that_yields_inside_the_lead_resumes_it():
+    answer = AnswerText((), None, None, lead="(self")
+    answer.add(0, b"(")
+    resumed = AnswerText((), None, answer.progress(), lead="(self")
+    assert resumed.leading == b"self"
+    assert resumed.add(1, b"self")[0] == "" and resumed.add(2, b".x")[0] == ".x"
+
+
+def test_a_token_that_disagrees_with_the_lead_is_an_error():
+    answer = AnswerText((), None, None, lead="co")
+    try:
+        answer.add(0, b"x")
+    except ValueError as exc:
+        assert "lead" in str(exc)
+    else:
+        raise AssertionError("a disagreeing token was taken")
+
+
+FIM_VOCAB = CharVocab({"<|fim_prefix|>": 10, "<|fim_suffix|>": 11, "<|fim_middle|>": 12}, bos=None)
+
+
+def test_a_healed_prompt_ends_before_the_last_token_of_the_cursors_line():
+    text = "def f():\n    return val\n"
+    cursor = Cursor.locate(text, 1, len("    return va"))
+    plain = build_prompt(QWEN_CODER, FIM_VOCAB, cursor, budget=200, suffix_budget=50, header="")
+    healed = build_prompt(
+        QWEN_CODER, FIM_VOCAB, cursor, budget=200, suffix_budget=50, header="", heal=True
+    )
+    assert plain.healed == "" and healed.healed == "a"
+    assert healed.prefix == plain.prefix[:-1]
+    assert len(healed.tokens) == len(plain.tokens) - 1
