@@ -296,19 +296,28 @@ class LoadedModel:
     def agreeing(self, text: bytes) -> np.ndarray:
         """The tokens that can begin ``text`` (token healing's choice, ``models.pieces``), never
         an end of the answer; the vocabulary is indexed on first use (about 0.6 s for 150,000
-        tokens; the engine does it while warming up); any thread."""
+        tokens; the engine does it aside when it starts); any thread."""
         with self._starting_lock:
-            if self._pieces is None:
-                buffer = ctypes.create_string_buffer(256)
-                pieces = [_token_bytes(self.vocab, t, buffer) for t in range(self.n_vocab)]
-                ends = {*self.facts.stop_tokens, *self.facts.suppressed_tokens}
-                self._pieces = PieceIndex(pieces, ends)
+            pieces = self._piece_index()
             found = self._agreeing.get(text)
             if found is None:
                 if len(self._agreeing) >= _AGREEING_KEPT:
                     self._agreeing.clear()
-                found = self._agreeing[text] = self._pieces.agreeing(text)
+                found = self._agreeing[text] = pieces.agreeing(text)
             return found
+
+    def after_blanks(self) -> np.ndarray:
+        """The tokens that may follow a lead that ends in blanks (``models.pieces``)."""
+        with self._starting_lock:
+            return self._piece_index().after_blanks()
+
+    def _piece_index(self) -> PieceIndex:
+        if self._pieces is None:
+            buffer = ctypes.create_string_buffer(256)
+            pieces = [_token_bytes(self.vocab, t, buffer) for t in range(self.n_vocab)]
+            ends = {*self.facts.stop_tokens, *self.facts.suppressed_tokens}
+            self._pieces = PieceIndex(pieces, ends)
+        return self._pieces
 
     def text_of(self, tokens: list[int]) -> str:
         """A token prompt as text, markers spelled out (``<|fim_prefix|>``), a leading BOS

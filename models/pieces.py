@@ -31,6 +31,15 @@ class PieceIndex:
         self._exact: dict[bytes, list[int]] = {}
         for piece, token in order:
             self._exact.setdefault(piece, []).append(token)
+        self._after_blanks: np.ndarray | None = None
+
+    def after_blanks(self) -> np.ndarray:
+        """The tokens that do not begin with a blank: what may follow a text that ends in
+        blanks, once it is written."""
+        if self._after_blanks is None:
+            kept = [piece[:1] not in _BLANKS for piece in self._pieces]
+            self._after_blanks = self._tokens[np.array(kept, dtype=bool)]
+        return self._after_blanks
 
     def agreeing(self, text: bytes) -> np.ndarray:
         """The tokens that can begin ``text``: those whose bytes start with it, and those whose

@@ -35,16 +35,25 @@ class AnswerText:
         self.text = progress.text  # everything released so far
         self.pending = progress.pending  # held back: it may begin a stop string or a line
         self.leading = progress.leading  # the lead's bytes the model has not written yet
+        # The last token ended a lead that ends in blanks (an indentation, the blank after
+        # ``=``): the code starts now, and the next token may not add blanks to it.
+        self.led_to_blanks = progress.led_to_blanks
+        self.first_choice = progress.first_choice  # the first token that wrote past the lead
 
     def add(self, token: int, piece: bytes) -> tuple[str, bool]:
         """Take one generated token; return the text to release now and whether the
         answer ended (a stop string, or ``until`` found its end)."""
         self.ids.append(token)
+        self.led_to_blanks = False
         if self.leading:
             covered = min(len(self.leading), len(piece))
             if piece[:covered] != self.leading[:covered]:
                 raise ValueError(f"token {piece!r} disagrees with the lead {self.leading!r}")
+            ends_blank = self.leading[-1:] in (b" ", b"\t")
             self.leading, piece = self.leading[covered:], piece[covered:]
+            self.led_to_blanks = ends_blank and not self.leading and not piece
+        if piece and self.first_choice is None:
+            self.first_choice = token
         pending = self.pending + self._decoder.decode(piece)
         if self.stops:
             hit = _find_stop(pending, self.stops)
@@ -77,7 +86,31 @@ class AnswerText:
         return pending
 
     def progress(self) -> Progress:
-        return Progress(self.ids, self.text, self.pending, self._decoder.getstate(), self.leading)
+        return Progress(
+            self.ids,
+            self.text,
+            self.pending,
+            self._decoder.getstate(),
+            self.leading,
+            self.led_to_blanks,
+            self.first_choice,
+        )
+
+    @property
+    def choosing(self) -> bool:
+        """Whether the next token chooses what the answer writes: nothing past the lead is
+        written yet, and what is left of it is not a run of blanks that only tokens of blanks
+        can write (how they split an indentation is no choice)."""
+        if self.first_choice is not None:
+            return False
+        return len(self.leading) < 2 or bool(self.leading.strip(b" \t"))
+
+    def snapshot(self) -> Progress:
+        """The state so far, for an answer that goes on from here on its own (a candidate
+        that branches): nothing in it is shared with this one."""
+        progress = self.progress()
+        progress.ids = list(progress.ids)
+        return progress
 
 
 def _gate_lines(until: Until, text: str, emit: str, pending: str) -> tuple[str, str, bool]:

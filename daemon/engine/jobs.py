@@ -35,8 +35,8 @@ class Budget:
     # ends before the token that covers it). The model writes it first, choosing only among
     # the tokens that agree with it; it is neither shown nor part of the answer's text.
     lead: str = ""
-    # Tokens the answer may not begin with (a second answer after a first that came to
-    # nothing): they are left out of the choice, not of the probabilities reported.
+    # Tokens the answer may not begin with, past its lead (a second answer after a first that
+    # came to nothing): left out of the choice, not of the probabilities reported.
     not_first: tuple[int, ...] = ()
 
     @property
@@ -67,7 +67,9 @@ class Continuation:
     tokens: int
     token_logprobs: tuple[float, ...] = ()
     token_ends: tuple[int, ...] = ()
-    first_token: int | None = None  # the id of its first generated token
+    # The id of its first token that wrote text past the budget's lead (its first token,
+    # without a lead): where the model chose what to write.
+    first_token: int | None = None
 
 
 @dataclass(frozen=True)
@@ -98,6 +100,8 @@ class Progress:
     pending: str = ""
     decoder_state: tuple[bytes, int] = (b"", 0)
     leading: bytes = b""  # the bytes of the budget's ``lead`` not written yet
+    led_to_blanks: bool = False  # the last token ended a lead that ends in blanks
+    first_choice: int | None = None  # the first token that wrote past the lead
 
 
 @dataclass

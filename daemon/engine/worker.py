@@ -55,6 +55,7 @@ from daemon.engine.jobs import (
     Continuation,
     Finished,
     Job,
+    Progress,
     PromptEvaluated,
     Scoring,
     Sink,
@@ -156,6 +157,9 @@ class _Running:
     own: _Running | None = None
     until: Until | None = None
     first_logprob: float = 0.0
+    # A branch that forked after the job's own had written some tokens: the own answer's
+    # state then, which the branch's answer goes on from.
+    seed: Progress | None = None
     late: bool = False  # a candidate whose job's own text has ended
     # With ``Budget.logprobs``: each generated token's log-probability and where its text ends.
     logprobs: list[float] = field(default_factory=list)
@@ -602,19 +606,14 @@ class Engine(QueueFront):
             tail = answer.finish(complete=reason in ("stop", "length"))
             if not running.branch:
                 job.show(tail)
-            text, tokens, ids = answer.text, len(answer.ids), answer.ids
+            text, tokens, first = answer.text, len(answer.ids), answer.first_choice
         else:
             done = job.progress
             tokens = len(done.ids) if done else 0
             text = done.text if done else ""
-            ids = done.ids if done else []
+            first = done.first_choice if done else None
         ended = Continuation(
-            text,
-            reason,
-            tokens,
-            tuple(running.logprobs),
-            tuple(running.ends),
-            ids[0] if ids else None,
+            text, reason, tokens, tuple(running.logprobs), tuple(running.ends), first
         )
         job.progress = None
         self._leave(running)
@@ -834,7 +833,10 @@ class Engine(QueueFront):
             else:
                 running.slot.tokens.append(running.next_token)
                 running.next_token = None
-                self._take(running, self._sample(running, item[2]))
+                token = self._sample(running, item[2])
+                if running.fork is None and not running.branch:
+                    self._fork(running, item[2], token)
+                self._take(running, token)
 
     def _scored(self, running: _Running, first: int, start: int, stop: int) -> None:
         scoring = running.job.scoring
@@ -861,7 +863,9 @@ class Engine(QueueFront):
         now = time.perf_counter()
         running.sampler = self._make_sampler(job.budget)
         if running.branch:  # its prompt is the job's, copied, and its first token
-            running.answer = AnswerText(job.stop_strings, running.until, None, job.budget.lead)
+            running.answer = AnswerText(
+                job.stop_strings, running.until, running.seed, job.budget.lead
+            )
             running.budget_left = running.max_tokens
             return
         evaluated = len(running.prompt) - running.reused
@@ -881,8 +885,10 @@ class Engine(QueueFront):
             return None
         budget = running.job.budget
         row = self._healing_row(running, index)
-        made = len(running.answer.ids) if running.answer else 0
-        barred = budget.not_first if made == 0 and not running.branch else ()
+        answer = running.answer
+        made = len(answer.ids) if answer else 0
+        choosing = answer is not None and answer.first_choice is None
+        barred = budget.not_first if choosing and not running.branch else ()
         if row is None and not barred:
             token = int(llama_cpp.llama_sampler_sample(running.sampler.sampler, self._ctx, index))
             row = self._row(index) if budget.scored else None
@@ -900,11 +906,15 @@ class Engine(QueueFront):
 
     def _healing_row(self, running: _Running, index: int) -> np.ndarray | None:
         """Row ``index``'s logits with every token that disagrees with the job's lead (the
-        part of it not written yet) or is banned taken out; None when no lead is left."""
-        leading = running.answer.leading if running.answer is not None else b""
-        if not leading:
+        part of it not written yet) or is banned taken out; right after a lead that ends in
+        blanks, every token that begins with one; None when no lead constrains the token."""
+        answer = running.answer
+        if answer is None or not (answer.leading or answer.led_to_blanks):
             return None
-        allowed = self.model.agreeing(leading)
+        if answer.leading:
+            allowed = self.model.agreeing(answer.leading)
+        else:
+            allowed = self.model.after_blanks()
         row = np.full(self.model.n_vocab, -np.inf, dtype=np.float32)
         row[allowed] = self._row(index)[allowed]
         row[list(running.job.budget.banned)] = -np.inf
@@ -948,14 +958,15 @@ class Engine(QueueFront):
 
     # -- candidates ------------------------------------------------------------------------
     def _fork(self, own: _Running, index: int, token: int | None) -> None:
-        """Start the job's other candidates from the most likely first tokens after ``token``
-        (the job's own), each in a free slot that gets a copy of the prompt's KV; only where
-        no request waits for a place, and never for a job that may have to yield."""
+        """Start the job's other candidates from the most likely tokens after ``token`` (the
+        job's own) at the step that chooses what the answer writes (its first token, or after
+        the blanks of its lead), each in a free slot that gets a copy of the KV so far; only
+        where no request waits for a place, and never for a job that may have to yield."""
         job = own.job
         wanted = job.budget.candidates - 1
         if wanted <= 0 or token is None or own not in self._running or job.preemptible:
             return
-        if not self.forks:
+        if not self.forks or own.answer is None or not own.answer.choosing:
             return
         if own.produced or self.scheduler.depth:
             return
@@ -967,8 +978,9 @@ class Engine(QueueFront):
             row = self._row(index)
         picks = first_tokens(row, token, room, excluded) if room > 0 else []
         fork = Fork()
+        written = own.answer.ids
         for first, logprob in picks:
-            prompt = [*own.prompt, first]
+            prompt = [*own.prompt, *written, first]
             claim = self.slots.claim(prompt, move=False)
             if claim is None:
                 break
@@ -978,14 +990,17 @@ class Engine(QueueFront):
                 prompt=prompt,
                 gaps=claim.plan.gaps(),
                 reused=claim.plan.reused,
-                max_tokens=own.max_tokens,
-                produced=1,  # its first token is the last of its prompt
+                max_tokens=own.budget_left,
+                produced=len(written) + 1,  # its first token is the last of its prompt
                 began=time.perf_counter(),
                 fork=fork,
                 member=fork.branch(),
                 own=own,
                 until=copy.copy(job.until),
                 first_logprob=logprob,
+                seed=own.answer.snapshot() if written else None,
+                logprobs=list(own.logprobs),
+                ends=list(own.ends),
             )
             self._running.append(branch)
             self.stats.branches += 1

@@ -389,10 +389,13 @@ def test_an_indentation_lead_and_candidates_that_all_agree_with_it(engine, model
     assert finished.text.strip() and not finished.text.startswith(" ")
     own = finished.own
     assert own is not None and all(lp <= 0 for lp in own.token_logprobs)
-    # Each candidate began with a token that agrees with the indentation (one that does not
-    # would have ended its job with an error; a longer run of blanks agrees).
+    # The candidates branch where the code starts, past the indentation (not where the
+    # indentation's blanks could split into tokens otherwise), so each writes other code; each
+    # agrees with the indentation (one that does not would have ended its job with an error).
+    assert finished.alternatives
     for other in finished.alternatives:
-        assert other.reason in ("stop", "length") and other.text != finished.text
+        assert other.reason in ("stop", "length") and other.text.strip() != finished.text.strip()
+        assert not other.text.startswith(" ")
 
 
 def test_an_answer_barred_from_its_first_token_begins_with_another(engine, model):

@@ -74,6 +74,24 @@ def test_the_lead_is_taken_off_the_answer_across_tokens():
     assert answer.ids == [0, 1, 2, 3]
 
 
+def test_a_token_that_ends_a_lead_of_blanks_exactly_bars_blanks_next():
+    answer = AnswerText((), None, None, lead="    ")
+    answer.add(0, b"  ")
+    assert not answer.led_to_blanks  # two blanks of the lead are still to come
+    answer.add(1, b"  ")
+    assert answer.led_to_blanks and answer.progress().led_to_blanks
+    answer.add(2, b"return")
+    assert not answer.led_to_blanks and answer.text == "return"
+    ended_inside = AnswerText((), None, None, lead="  ")
+    ended_inside.add(0, b"  x")
+    assert not ended_inside.led_to_blanks
+
+
+def test_after_blanks_only_tokens_that_begin_otherwise():
+    pieces = [b" ", b"  x", b"\t", b"x", b"\n", b"(", b""]
+    assert sorted(pieces[t] for t in PieceIndex(pieces).after_blanks()) == [b"\n", b"(", b"x"]
+
+
 def test_a_job_that_yields_inside_the_lead_resumes_it():
     answer = AnswerText((), None, None, lead="(self")
     answer.add(0, b"(")
