@@ -16,7 +16,7 @@ import logging
 
 from lsprotocol import types
 
-from daemon.checks.names import misspelt_names
+from daemon.checks.names import misspelt_names, names_checked
 from daemon.checks.syntax import Diagnostic, supported_languages
 from daemon.checks.toolchain import syntax_problems
 from lsp.fixes import run_fix
@@ -103,11 +103,12 @@ def register(server: AssistServer) -> None:
 
 
 def fixable_problems(language: str, text: str) -> list[Diagnostic]:
-    """What a quick fix can repair: syntax errors; in a Python file that parses, the names
-    ruff finds undefined that are one slip from a name the file has, when ruff is installed."""
+    """What a quick fix can repair: syntax errors; in a file that parses, the names its
+    checker finds undefined that are one slip from a name the file has (Python with ruff,
+    JavaScript and TypeScript with the TypeScript compiler installed)."""
     problems = syntax_problems(language, text)
-    if not problems and language == "python":
-        problems = misspelt_names(text) or []
+    if not problems and names_checked(language):
+        problems = misspelt_names(text, language) or []
     return problems
 
 

@@ -62,6 +62,12 @@ class ResidentChecker:
 
     def check(self, text: str) -> Answer | None:
         """The checker's answer about ``text``, or None when it could not give one."""
+        found = self.ask(text)
+        return None if found is None else _answer(found, text)
+
+    def ask(self, text: str) -> dict[str, Any] | None:
+        """The checker's answer about ``text`` as it wrote it (one JSON object), or None when
+        it could not give one."""
         with self._lock:
             process = self._running()
             if process is None:
@@ -84,7 +90,7 @@ class ResidentChecker:
                 log.warning("%s answered %.80r; it is restarted", self.name, reply)
                 self._stop()
                 return None
-            return _answer(found, text)
+            return None if "failed" in found else found
 
     def close(self) -> None:
         """Stop the process (it ends by itself when its stdin closes, too)."""

@@ -10,9 +10,7 @@ present and never required: a missing one, or one that does not answer within it
 the grammar's verdict alone. The text goes to a fresh temporary file, stdin or a pipe; no path
 a request names is ever opened.
 
-The TypeScript compiler is found at ``$ASSIST_TYPESCRIPT`` (its ``typescript.js``, or its
-package folder), else among node's global packages, else in a checkout of this project once its
-VS Code extension is built (``editors/vscode/node_modules``).
+The TypeScript compiler is found as ``typescript`` says.
 
 Where the checker rejects a text the grammar accepts (``node`` refuses ``a = b`` where ``a`` is
 not assignable; tree-sitter does not), ``tool_diagnostic`` turns its message and the place it
@@ -23,7 +21,6 @@ the file includes); the slips its grammar reads as code are found by ``c_gaps`` 
 
 from __future__ import annotations
 
-import functools
 import os
 import re
 import shutil
@@ -35,6 +32,7 @@ from pathlib import Path
 from daemon.checks.c_gaps import c_gaps
 from daemon.checks.resident import ResidentChecker
 from daemon.checks.syntax import Diagnostic, check_syntax
+from daemon.checks.typescript import typescript_command
 
 CHECK_TIMEOUT_S = 5.0
 _MESSAGE_CHARS = 200
@@ -71,30 +69,6 @@ class ToolVerdict:
 _HERE = Path(__file__).resolve().parent
 
 
-@functools.cache
-def typescript_compiler() -> str | None:
-    """The TypeScript compiler's ``typescript.js`` on this machine, or None."""
-    places: list[Path] = []
-    named = os.environ.get("ASSIST_TYPESCRIPT")
-    if named:
-        places += [Path(named), Path(named) / "lib/typescript.js"]
-    node = shutil.which("node")
-    if node is None:
-        return None
-    folders = [p for p in os.environ.get("NODE_PATH", "").split(os.pathsep) if p]
-    folders.append(str(Path(node).resolve().parents[1] / "lib/node_modules"))
-    folders.append(str(_HERE.parents[1] / "editors/vscode/node_modules"))
-    places += [Path(folder) / "typescript/lib/typescript.js" for folder in folders]
-    return next((str(p) for p in places if p.is_file()), None)
-
-
-def _typescript_command(flavour: str) -> list[str] | None:
-    compiler = typescript_compiler()
-    if compiler is None:
-        return None
-    return ["node", str(_HERE / "typescript_syntax.js"), compiler, flavour]
-
-
 def _java_command() -> list[str] | None:
     if shutil.which("java") is None or shutil.which("javac") is None:
         return None  # a runtime without the compiler (javac ships with it) cannot parse
@@ -105,11 +79,11 @@ def _java_command() -> list[str] | None:
 _RESIDENT: dict[str, tuple[str, ResidentChecker]] = {
     "typescript": (
         "tsc",
-        ResidentChecker("TypeScript's parser", lambda: _typescript_command("ts")),
+        ResidentChecker("TypeScript's parser", lambda: typescript_command("ts")),
     ),
     "typescriptreact": (
         "tsc",
-        ResidentChecker("TypeScript's parser (TSX)", lambda: _typescript_command("tsx")),
+        ResidentChecker("TypeScript's parser (TSX)", lambda: typescript_command("tsx")),
     ),
     "java": ("javac", ResidentChecker("javac's parser", _java_command)),
 }

@@ -16,7 +16,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from daemon.checks.lint import lint_python
-from daemon.checks.names import misspelt_names
+from daemon.checks.names import misspelt_names, names_checked
 from daemon.checks.syntax import Diagnostic
 from daemon.checks.toolchain import syntax_problems, tool_check
 from daemon.protocol import DiagnosticInfo, Span
@@ -59,10 +59,11 @@ def diagnose(
     lint = None
     if use_ruff and not syntax:
         lint = lint_python(text, line_length)
-    elif language == "python" and not syntax:
+    elif names_checked(language) and not syntax:
         if not names:
             return Problems(syntax, None, complete=False)
-        lint = misspelt_names(text)  # a misspelt name is a bug whatever the workspace lints
+        # A misspelt name is a bug whatever the workspace lints.
+        lint = misspelt_names(text, language)
     return Problems(syntax, lint)
 
 

@@ -24,8 +24,7 @@ from daemon.checks.keywords import (
     misspelt_keywords,
     used_once,
 )
-from daemon.checks.lint import UNDEFINED_NAME
-from daemon.checks.names import respelling
+from daemon.checks.names import UNDEFINED_NAMES, respelling
 from daemon.checks.syntax import Diagnostic
 from daemon.indentation import indent_of, width
 from daemon.repair.layout import code_end, comment_only
@@ -63,7 +62,7 @@ def slip_candidates(language: str, text: str, problem: Diagnostic) -> Iterator[t
         return
     if language == "python":
         yield from _python_slips(lines, problem)
-    if problem.code == UNDEFINED_NAME:
+    if problem.code in UNDEFINED_NAMES:
         yield from _misspelt_name(language, lines, problem, text)
         return
     for index in _near(language, lines, problem):
@@ -90,7 +89,7 @@ def late_slip_candidates(
     comma, a type's colon): proposed after the parser's own hints, which win a tie (a type
     literal's members are separated by the ``;`` the parser asks for, not a comma)."""
     lines = text.split("\n")
-    if problem.line >= len(lines) or problem.code == UNDEFINED_NAME:
+    if problem.line >= len(lines) or problem.code in UNDEFINED_NAMES:
         return
     for index in _near(language, lines, problem):
         yield from _lost_opener(language, lines, index, text)
@@ -642,7 +641,7 @@ def _misspelt_name(
     """An undefined name one slip from exactly one name the file has or the language
     provides (``lenght`` where the file has ``length``), respelt as that name
     (``daemon/checks/names.py``)."""
-    found = respelling(problem, text)
+    found = respelling(problem, text, language)
     if found is None:
         return
     start, end, meant = found

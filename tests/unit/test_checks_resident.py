@@ -12,7 +12,8 @@ import pytest
 from daemon.checks import resident
 from daemon.checks.resident import ResidentChecker
 from daemon.checks.syntax import check_syntax
-from daemon.checks.toolchain import tool_check, typescript_compiler
+from daemon.checks.toolchain import tool_check
+from daemon.checks.typescript import typescript_compiler
 from daemon.repair.diagnosis import diagnose
 from tests.unit.test_repair_rules import repaired
 
