@@ -2,32 +2,31 @@
 
 tree-sitter's grammars are tolerant in places where the language's own parser is not (and the
 other way round), so a repair that the grammar accepts is also given to the checker that ships
-with the language's toolchain, when that is installed: ``node --check`` for JavaScript,
-``gofmt -e`` for Go, ``rustfmt`` for Rust, and, kept running between checks (they take a
-second or more to start), the TypeScript compiler's parser under node for TypeScript and
-javac's parser through the compiler API for Java (``resident.py``). A checker is used if
-present and never required: a missing one, or one that does not answer within its time, leaves
-the grammar's verdict alone. The text goes to a fresh temporary file, stdin or a pipe; no path
-a request names is ever opened.
+with the language's toolchain, when that is installed: ``gofmt -e`` for Go and ``rustfmt`` for
+Rust, and, kept running between checks (``resident.py``), V8's parser under node for JavaScript
+(what ``node --check`` runs, without a process a check), the TypeScript compiler's parser for
+TypeScript (``typescript.py``) and javac's parser through the compiler API for Java. A checker
+is used if present and never required: a missing one, or one that does not answer within its
+time, leaves the grammar's verdict alone. The text goes to stdin or a pipe; no path a request
+names is ever opened. The last verdicts are remembered by the text's hash.
 
-The TypeScript compiler is found as ``typescript`` says.
-
-Where the checker rejects a text the grammar accepts (``node`` refuses ``a = b`` where ``a`` is
-not assignable; tree-sitter does not), ``tool_diagnostic`` turns its message and the place it
-names (``file:LINE`` and a caret line for node, ``<stdin>:LINE:COLUMN`` for gofmt and rustfmt)
+Where the checker rejects a text the grammar accepts (node refuses ``a = b`` where ``a`` is not
+assignable; tree-sitter does not), ``tool_diagnostic`` turns its message and the place it names
 into a diagnostic that a repair can target. C has no checker here (``gcc`` needs the headers
 the file includes); the slips its grammar reads as code are found by ``c_gaps`` instead.
 """
 
 from __future__ import annotations
 
-import os
 import re
 import shutil
 import subprocess
-import tempfile
+import threading
+from collections import OrderedDict
 from dataclasses import dataclass
 from pathlib import Path
+
+import xxhash
 
 from daemon.checks.c_gaps import c_gaps
 from daemon.checks.resident import ResidentChecker
@@ -35,22 +34,22 @@ from daemon.checks.syntax import Diagnostic, check_syntax
 from daemon.checks.typescript import typescript_command
 
 CHECK_TIMEOUT_S = 5.0
+# Verdicts remembered, by language and the text's hash.
+_VERDICTS_KEPT = 256
 _MESSAGE_CHARS = 200
 
 
 @dataclass(frozen=True)
 class Checker:
-    """How to ask one language's own tool whether a text parses."""
+    """How to ask one language's own tool whether a text parses (the text on its stdin)."""
 
     program: str
     args: tuple[str, ...]
-    suffix: str | None  # the text goes in a temporary file with this suffix; None: stdin
 
 
 _CHECKERS: dict[str, Checker] = {
-    "javascript": Checker("node", ("--check",), ".js"),
-    "go": Checker("gofmt", ("-e",), None),
-    "rust": Checker("rustfmt", ("--edition", "2021", "--emit", "stdout"), None),
+    "go": Checker("gofmt", ("-e",)),
+    "rust": Checker("rustfmt", ("--edition", "2021", "--emit", "stdout")),
 }
 
 
@@ -67,6 +66,14 @@ class ToolVerdict:
 
 
 _HERE = Path(__file__).resolve().parent
+_VERDICTS: OrderedDict[tuple[str, str], ToolVerdict] = OrderedDict()
+_VERDICTS_LOCK = threading.Lock()
+
+
+def _javascript_command() -> list[str] | None:
+    if shutil.which("node") is None:
+        return None
+    return ["node", "--experimental-vm-modules", str(_HERE / "javascript_syntax.js")]
 
 
 def _java_command() -> list[str] | None:
@@ -77,6 +84,7 @@ def _java_command() -> list[str] | None:
 
 # Checkers kept running, by language, and the name their verdicts give.
 _RESIDENT: dict[str, tuple[str, ResidentChecker]] = {
+    "javascript": ("node", ResidentChecker("node's parser", _javascript_command)),
     "typescript": (
         "tsc",
         ResidentChecker("TypeScript's parser", lambda: typescript_command("ts")),
@@ -98,7 +106,25 @@ def checker_for(language: str) -> Checker | None:
 
 
 def tool_check(language: str, text: str) -> ToolVerdict:
-    """Ask the language's own checker about ``text``; ``ran=False`` when there is none."""
+    """Ask the language's own checker about ``text``; ``ran=False`` when there is none. A
+    repair asks about the same text more than once (its round's start, its candidates, the
+    best of them): the last verdicts are remembered by the text's hash."""
+    key = (language, xxhash.xxh3_128_hexdigest(text.encode("utf-8", "surrogatepass")))
+    with _VERDICTS_LOCK:
+        known = _VERDICTS.get(key)
+        if known is not None:
+            _VERDICTS.move_to_end(key)
+            return known
+    verdict = _ask(language, text)
+    if verdict.ran:
+        with _VERDICTS_LOCK:
+            _VERDICTS[key] = verdict
+            while len(_VERDICTS) > _VERDICTS_KEPT:
+                _VERDICTS.popitem(last=False)
+    return verdict
+
+
+def _ask(language: str, text: str) -> ToolVerdict:
     if language in _RESIDENT:
         tool, resident = _RESIDENT[language]
         answer = resident.check(text)
@@ -109,14 +135,7 @@ def tool_check(language: str, text: str) -> ToolVerdict:
     if checker is None:
         return ToolVerdict(False)
     try:
-        if checker.suffix is None:
-            done = _run([checker.program, *checker.args], text)
-        else:
-            with tempfile.TemporaryDirectory(prefix="assist-check-") as folder:
-                path = os.path.join(folder, "candidate" + checker.suffix)
-                with open(path, "w", encoding="utf-8") as handle:
-                    handle.write(text)
-                done = _run([checker.program, *checker.args, path], None)
+        done = _run([checker.program, *checker.args], text)
     except (OSError, subprocess.TimeoutExpired):
         return ToolVerdict(False)
     if done.returncode == 0:
@@ -125,13 +144,13 @@ def tool_check(language: str, text: str) -> ToolVerdict:
     return ToolVerdict(True, False, checker.program, _first_line(done.stderr), line, column)
 
 
-def syntax_problems(language: str, text: str) -> list[Diagnostic]:
+def syntax_problems(language: str, text: str, tool: bool = True) -> list[Diagnostic]:
     """The grammar's syntax errors; where it has none, the slips C's grammar reads as code
-    (``c_gaps``), then the language checker's objection."""
+    (``c_gaps``), then (with ``tool``) the language checker's objection."""
     found = check_syntax(language, text)
     if not found and language == "c":
         found = c_gaps(text)
-    if not found:
+    if not found and tool:
         rejected = tool_diagnostic(language, text)
         found = [rejected] if rejected is not None else []
     return found
@@ -150,7 +169,7 @@ def tool_diagnostic(language: str, text: str) -> Diagnostic | None:
     return Diagnostic(line, column, line, len(lines[line]), message, verdict.tool or language)
 
 
-def _run(command: list[str], stdin: str | None) -> subprocess.CompletedProcess[str]:
+def _run(command: list[str], stdin: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
         command,
         input=stdin,
@@ -163,10 +182,8 @@ def _run(command: list[str], stdin: str | None) -> subprocess.CompletedProcess[s
     )
 
 
-# "<stdin>:3:5" (gofmt, rustfmt's "--> <stdin>:3:5"), or node's "/tmp/.../candidate.js:3".
+# "<stdin>:3:5" (gofmt, rustfmt's "--> <stdin>:3:5").
 _LINE_COLUMN = re.compile(r"<(?:stdin|standard input)>:(\d+):(\d+)")
-_NODE_LINE = re.compile(r"candidate\.js:(\d+)\s*$", re.MULTILINE)
-_CARETS = re.compile(r"^( *)\^+\s*$", re.MULTILINE)
 
 
 def _place(stderr: str) -> tuple[int | None, int | None]:
@@ -174,14 +191,7 @@ def _place(stderr: str) -> tuple[int | None, int | None]:
     found = _LINE_COLUMN.search(stderr)
     if found:
         return int(found.group(1)) - 1, int(found.group(2)) - 1
-    found = _NODE_LINE.search(stderr)
-    if not found:
-        return None, None
-    # node prints the line as it is in the file, then carets under the offending part.
-    rest = stderr[found.end() :].split("\n")
-    if len(rest) >= 3 and _CARETS.match(rest[2]):
-        return int(found.group(1)) - 1, len(rest[2]) - len(rest[2].lstrip(" "))
-    return int(found.group(1)) - 1, None
+    return None, None
 
 
 def _first_line(stderr: str) -> str:

@@ -13,6 +13,7 @@
 "use strict";
 
 const vm = require("vm");
+const { serve } = require("./checker_loop.js");
 const ts = require(process.argv[2]);
 const kind = process.argv[3] || "ts";
 const reactFile = kind === "tsx";
@@ -132,22 +133,4 @@ function undefinedNames(text) {
   return { ok: true, names };
 }
 
-let pending = Buffer.alloc(0);
-process.stdin.on("data", (chunk) => {
-  pending = Buffer.concat([pending, chunk]);
-  for (;;) {
-    const end = pending.indexOf(10);
-    if (end < 0) return;
-    const size = Number(pending.subarray(0, end).toString("ascii"));
-    if (pending.length < end + 1 + size) return;
-    const text = pending.subarray(end + 1, end + 1 + size).toString("utf8");
-    pending = pending.subarray(end + 1 + size);
-    let answer;
-    try {
-      answer = namesMode ? undefinedNames(text) : check(text);
-    } catch (error) {
-      answer = { failed: String(error) };
-    }
-    process.stdout.write(JSON.stringify(answer) + "\n");
-  }
-});
+serve((text) => (namesMode ? undefinedNames(text) : check(text)));

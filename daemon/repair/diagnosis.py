@@ -13,12 +13,12 @@ from __future__ import annotations
 import difflib
 from collections import Counter
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from daemon.checks.lint import lint_python
 from daemon.checks.names import misspelt_names, names_checked
 from daemon.checks.syntax import Diagnostic
-from daemon.checks.toolchain import syntax_problems, tool_check
+from daemon.checks.toolchain import syntax_problems, tool_check, tool_diagnostic
 from daemon.protocol import DiagnosticInfo, Span
 
 
@@ -27,6 +27,9 @@ class Problems:
     syntax: list[Diagnostic]
     lint: list[Diagnostic] | None  # None: not linted (no ruff, or not a ruff workspace)
     complete: bool = True  # False: misspelt names were not looked for (``diagnose(names=)``)
+    # False: the grammar found nothing and the language's checker was not asked yet
+    # (``diagnose(tool=)``; ``with_tool`` asks it).
+    tool_checked: bool = True
 
     @property
     def all(self) -> list[Diagnostic]:
@@ -51,20 +54,37 @@ def info(d: Diagnostic) -> DiagnosticInfo:
 
 
 def diagnose(
-    language: str, text: str, use_ruff: bool, line_length: int | None, names: bool = True
+    language: str,
+    text: str,
+    use_ruff: bool,
+    line_length: int | None,
+    names: bool = True,
+    tool: bool = True,
 ) -> Problems:
     """The problems of ``text``. ``names=False`` skips looking for misspelt names outside a
-    ruff workspace (a candidate of a syntax round, whose lint is not compared)."""
-    syntax = syntax_problems(language, text)  # a file the grammar accepts may still be broken
+    ruff workspace (a candidate of a syntax round, whose lint is not compared); ``tool=False``
+    leaves the language's checker for later (``with_tool``), where the grammar finds nothing."""
+    # A file the grammar accepts may still be broken: the checker has the last word.
+    syntax = syntax_problems(language, text, tool)
+    checked = tool or bool(syntax)
     lint = None
     if use_ruff and not syntax:
         lint = lint_python(text, line_length)
     elif names_checked(language) and not syntax:
         if not names:
-            return Problems(syntax, None, complete=False)
+            return Problems(syntax, None, complete=False, tool_checked=checked)
         # A misspelt name is a bug whatever the workspace lints.
         lint = misspelt_names(text, language)
-    return Problems(syntax, lint)
+    return Problems(syntax, lint, tool_checked=checked)
+
+
+def with_tool(language: str, text: str, problems: Problems) -> Problems:
+    """``problems`` of ``text`` with the language checker's objection, where it was left for
+    later (``diagnose(tool=False)``)."""
+    if problems.tool_checked:
+        return problems
+    rejected = tool_diagnostic(language, text)
+    return replace(problems, syntax=[rejected] if rejected else [], tool_checked=True)
 
 
 def anchored(language: str, text: str, problems: Problems) -> Problems:

@@ -3,9 +3,10 @@
 Rules propose first (the parser's hints, the closer the layout asks for, the typing slips);
 only when none of them verifies does the model write, and then only text that keeps every
 token of the span it replaces. A candidate is verified when the whole document then passes
-the language's own check and nothing new broke (``accepts``). The verified candidates are
-ranked (``daemon.repair.intent``), judged by the model when there is more than one and time
-is left, and the winner is given to the language's toolchain checker when one is installed.
+the language's grammar and nothing new broke (``accepts``). The verified candidates are ranked
+(``daemon.repair.intent``), judged by the model when there is more than one and time is left,
+and the best are given to the language's toolchain checker when one is installed, in rank
+order, until one passes (asking it about every candidate cost more than all the rest).
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ from typing import Any
 from daemon.checks.toolchain import tool_check
 from daemon.protocol import Span, TokenEvent
 from daemon.repair.candidates import ModelCandidates
-from daemon.repair.diagnosis import Problems, accepts, change_size, diagnose
+from daemon.repair.diagnosis import Problems, accepts, change_size, diagnose, with_tool
 from daemon.repair.hints import hint_candidates
 from daemon.repair.intent import Candidate, close_call, describe, ranked
 from daemon.repair.layout import closer_candidates
@@ -77,8 +78,9 @@ def verified_candidate(
     lint: tuple[bool, int | None] = (False, None),
 ) -> Candidate | None:
     """The candidate with its ranking facts when it verifies, else None."""
-    # Misspelt names matter to a candidate only where the round compares lint findings.
-    after = diagnose(language, text, *lint, names=problems.lint is not None)
+    # Misspelt names matter to a candidate only where the round compares lint findings; the
+    # language's checker is asked only about the best candidates (``checked_best``).
+    after = diagnose(language, text, *lint, names=problems.lint is not None, tool=False)
     if not accepts(problems, after):
         return None
     candidate = describe(language, document, text, rule, change_size(document, text))
@@ -164,11 +166,13 @@ def checked_best(
 ) -> tuple[Candidate | None, Candidate | None]:
     """The best candidate the toolchain's checker accepts (when one is installed; for a
     candidate that leaves errors for later rounds, one whose first error the checker puts after
-    the ``target`` line), and the
-    next one it accepts when the two are a close call. The checker is asked in rank order and
-    no further than needed (a run of ``node --check`` costs tens of milliseconds): a rival can
-    only rank right after the best (``close_call`` needs their first ranking facts equal)."""
-    checked = order[:TOOL_CHECKED]
+    the ``target`` line), and the next one it accepts when the two are a close call. Of the
+    ``TOOL_CHECKED`` best, those the grammar passed are given to the checker and ranked again
+    with its objections; then the checker is asked in rank order and no further than needed (a
+    run of ``rustfmt`` costs tens of milliseconds): a rival can only rank right after the best
+    (``close_call`` needs their first ranking facts equal)."""
+    # The checker's objections count among the candidates' errors left: ranked again.
+    checked = sorted((_with_tool(language, c) for c in order[:TOOL_CHECKED]), key=Candidate.key)
     accepted = (i for i, c in enumerate(checked) if _tool_accepts(language, c, target))
     first = next(accepted, None)
     if first is None:
@@ -180,6 +184,16 @@ def checked_best(
         if _tool_accepts(language, candidate, target):
             return best, candidate if close_call(best, candidate) else None
     return best, None
+
+
+def _with_tool(language: str, candidate: Candidate) -> Candidate:
+    """The candidate with the language checker's objection among its problems, where its
+    verification left the checker for later: one it rejects has an error left."""
+    if candidate.after is None or candidate.after.tool_checked:
+        return candidate
+    candidate.after = with_tool(language, candidate.text, candidate.after)
+    candidate.remaining = len(candidate.after.syntax)
+    return candidate
 
 
 def _tool_accepts(language: str, candidate: Candidate, target: int | None) -> bool:

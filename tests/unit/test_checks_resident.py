@@ -1,6 +1,7 @@
-"""The checkers kept running: TypeScript's parser under node and javac's parser in one JVM, as a
-repair's verification and diagnosis use them (real processes; skipped where the machine lacks
-the tool), and a checker that hangs, dies or cannot start, which leaves the grammar's verdict."""
+"""The checkers kept running: V8's parser and TypeScript's under node and javac's parser in
+one JVM, as a repair's verification and diagnosis use them (real processes; skipped where the
+machine lacks the tool), and a checker that hangs, dies or cannot start, which leaves the
+grammar's verdict."""
 
 from __future__ import annotations
 
@@ -21,6 +22,19 @@ needs_typescript = pytest.mark.skipif(
     typescript_compiler() is None, reason="no TypeScript compiler (build editors/vscode first)"
 )
 needs_javac = pytest.mark.skipif(shutil.which("javac") is None, reason="no JDK")
+needs_node = pytest.mark.skipif(shutil.which("node") is None, reason="node is not installed")
+
+
+@needs_node
+def test_javascript_is_parsed_as_node_reads_a_file():
+    # A CommonJS body (a top-level return, a hashbang line) and an ECMAScript module both parse.
+    for text in ("#!/usr/bin/env node\nreturn 1;\n", 'import x from "y";\nexport const a = x;\n'):
+        assert tool_check("javascript", text).ok, text
+    verdict = tool_check("javascript", "function f(a) {\n  if (a = 1 = 2) {}\n}\n")
+    assert (verdict.ok, verdict.tool, verdict.line, verdict.column) == (False, "node", 1, 10)
+    assert "Invalid left-hand side in assignment" in (verdict.message or "")
+    # A broken module is rejected too (``node --check`` lets a .js module through unread).
+    assert not tool_check("javascript", 'import x from "y";\nexport const a = ;\n').ok
 
 
 @needs_typescript

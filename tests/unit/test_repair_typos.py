@@ -116,8 +116,6 @@ def test_a_file_node_rejects_is_diagnosed_where_node_says():
 
 
 def test_the_checkers_messages_name_their_place():
-    node = "/tmp/x/candidate.js:3\n  if (a = 1) {\n      ^^^^^\n\nSyntaxError: Invalid\n"
-    assert _place(node) == (2, 6)
     rustfmt = "error: expected `;`, found keyword `let`\n --> <stdin>:2:14\n  |\n"
     assert _place(rustfmt) == (1, 13)
     assert _place("<standard input>:4:2: expected '}'") == (3, 1)  # gofmt
