@@ -44,6 +44,9 @@ _KEYWORD_TEXT = """
 """
 KEYWORDS = frozenset(_KEYWORD_TEXT.split()).union(*LANGUAGE_KEYWORDS.values())
 _WORD = re.compile(r"\w+")
+_NAME_START = re.compile(r"[A-Za-z_]")
+# The literals a lost opener can join to the name before it.
+_LITERALS = frozenset({"True", "False", "None", "true", "false", "null", "undefined", "nil"})
 # Two candidates whose judged scores differ by less than this (nats) are a close call.
 CLOSE_SCORE = 1.0
 
@@ -86,38 +89,54 @@ class Split:
 
     joined: frozenset[str]
     parts: frozenset[str]
+    # Of the joined words, those only one of whose parts the file knows (``_joined``): weaker
+    # evidence than two known parts, counted against the change among equals.
+    weak: int = 0
 
 
 def splits(change: Change, known: frozenset[str], original: str) -> Split:
     """The words ``change`` removes that it puts back as two neighbouring words the file knows
-    (``known``), where the removed word is used once in ``original`` (a slip, not a name)."""
+    (``known``; or one it knows that is a literal after a name, or a function it calls before
+    one: ``_joined``), where the removed word is used once in ``original`` (a slip, not a
+    name)."""
     gone = _words(change.removed) - _words(change.added)
     added = [w for t in change.added if t.kind != "punct" for w in _WORD.findall(t.text)]
     joined: set[str] = set()
     parts: set[str] = set()
+    weak = 0
     for first, second in itertools.pairwise(added):
         word = first + second
-        if (
-            word in gone
-            and _known(first, known)
-            and _known(second, known)
-            and used_once(word, original)
-        ):
+        if word in gone and _joined(first, second, known, original) and used_once(word, original):
             joined.add(word)
             parts.update((first, second))
-    return Split(frozenset(joined), frozenset(parts))
+            weak += not (_known(first, known) and _known(second, known))
+    return Split(frozenset(joined), frozenset(parts), weak)
 
 
 def joined_left(region: str, text: str, known: frozenset[str]) -> int:
-    """Words of ``region`` that ``text`` still uses once and that split into two words the
-    file knows: a word that a lost bracket joined, left in place."""
+    """Words of ``region`` that ``text`` still uses once and that split into two words as
+    ``_joined`` reads them: a word that a lost bracket joined, left in place."""
     count = 0
     for word in set(_WORD.findall(region)):
         if len(word) < 3 or not used_once(word, text):
             continue
-        if any(_known(word[:i], known) and _known(word[i:], known) for i in range(1, len(word))):
+        if any(_joined(word[:i], word[i:], known, text) for i in range(1, len(word))):
             count += 1
     return count
+
+
+def _joined(first: str, second: str, known: frozenset[str], text: str) -> bool:
+    """Whether ``first`` and ``second`` read as two words a lost bracket joined: both known to
+    the file; or a name before a literal (``getpeercertTrue`` for ``getpeercert(True)``); or a
+    function the file calls, or its comments name as a call, before a name (``defined__X`` for
+    ``defined(__X)``, ``lzma_codestrm`` where a comment says ``lzma_code()``)."""
+    if _known(first, known) and _known(second, known):
+        return True
+    if not _NAME_START.match(first) or not _NAME_START.match(second):
+        return False
+    if second in _LITERALS:
+        return len(first) >= 3
+    return re.search(rf"(?<![\w.]){re.escape(first)}\s*\(", text) is not None
 
 
 def _known(word: str, known: frozenset[str]) -> bool:
@@ -293,7 +312,7 @@ def describe(language: str, original: str, text: str, origin: str, size: int) ->
         size=size,
         deletes=0 if _undoubles(original, text) else change.deleted_punctuation(),
         misspelt=slips_left(language, region, text) + joined_left(region, text, known),
-        unfamiliar=unfamiliar_pairs(language, tokens, text, original),
+        unfamiliar=unfamiliar_pairs(language, tokens, text, original) + split.weak,
         meaning=meaning(language, text),
     )
 

@@ -343,16 +343,19 @@ def _opener_at_end(language: str, lines: list[str], index: int) -> Iterator[tupl
 
 
 def _doubled_closer(language: str, lines: list[str], index: int) -> Iterator[tuple[str, str]]:
-    """A closer typed twice (``f(x)) < 1``): the one no opener matches, removed."""
+    """A closer typed twice (``f(x)) < 1``), removed: the one no opener matches, or, where the
+    doubled one took the opener of a closer further on (``if (f(x)) < 1) {``, whose last
+    ``)`` is left unmatched), one of a doubled pair before that closer."""
     line = lines[index]
     tokens, _ = scan(language, line[: code_end(language, line)])
     unmatched, _ = _unmatched_closers(tokens)
     for closer in unmatched[:2]:
         token = tokens[closer]
-        before = tokens[closer - 1] if closer else None
-        if before is not None and before.text == token.text and before.column + 1 == token.column:
-            spot = token.column
-            yield "doubled closer", _replace(lines, index, line[:spot] + line[spot + 1 :])
+        for number in range(closer, 0, -1):
+            before, after = tokens[number - 1], tokens[number]
+            if after.text == token.text == before.text and before.column + 1 == after.column:
+                spot = after.column
+                yield "doubled closer", _replace(lines, index, line[:spot] + line[spot + 1 :])
 
 
 _OPENER_OF = {")": "(", "]": "["}

@@ -189,6 +189,31 @@ CASES = [
         '#include <string>\nint main() {\n    std::string s = "hi;\n    return 0;\n}\n',
         '#include <string>\nint main() {\n    std::string s = "hi";\n    return 0;\n}\n',
     ),
+    # A doubled closer that took the opener of a closer further on the line.
+    (
+        "javascript",
+        "function f(c) {\n  if( c.charCodeAt(0)) < 128 ) {\n    return 1;\n  }\n}\n",
+        "function f(c) {\n  if( c.charCodeAt(0) < 128 ) {\n    return 1;\n  }\n}\n",
+    ),
+    # A lost opener joined a name and a literal.
+    (
+        "python",
+        "def f(sock):\n    cert = sock.getpeercertTrue)\n    return cert\n",
+        "def f(sock):\n    cert = sock.getpeercert(True)\n    return cert\n",
+    ),
+    # A lost opener joined a function the file calls (or a comment names as a call) and a name.
+    (
+        "c",
+        "#if defined(A) && defined__B)\nint x;\n#endif\n",
+        "#if defined(A) && defined(__B)\nint x;\n#endif\n",
+    ),
+    (
+        "c",
+        "int run(void *strm, int action) {\n    // the loop ends when lzma_code() says so\n"
+        "    int ret = lzma_codestrm, action);\n    return ret;\n}\n",
+        "int run(void *strm, int action) {\n    // the loop ends when lzma_code() says so\n"
+        "    int ret = lzma_code(strm, action);\n    return ret;\n}\n",
+    ),
 ]
 
 
