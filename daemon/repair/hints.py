@@ -17,6 +17,9 @@ from daemon.repair.layout import code_end
 _CLOSER = {"(": ")", "[": "]", "{": "}"}
 _NEVER_CLOSED = re.compile(r"'([(\[{])' was never closed")
 _UNMATCHED = re.compile(r"unmatched '([)\]}])'")
+_MISMATCHED = re.compile(
+    r"closing parenthesis '([)\]}])' does not match opening parenthesis '([(\[{])'$"
+)
 
 
 def _replace_line(lines: list[str], index: int, new: str) -> str:
@@ -93,6 +96,10 @@ def _python_hints(lines: list[str], problem: Diagnostic) -> Iterator[str]:
     elif match := _UNMATCHED.search(message):
         if line[column : column + 1] == match.group(1):
             yield _replace_line(lines, index, line[:column] + line[column + 1 :])
+    elif match := _MISMATCHED.search(message):
+        # ``[a, b)``: the bracket opened on this line lost its closer before this one.
+        if line[column : column + 1] == match.group(1):
+            yield _insert(lines, index, column, _CLOSER[match.group(2)])
     elif message.startswith("unterminated string literal"):
         quote = line[column : column + 1]
         if quote in ("'", '"'):

@@ -178,8 +178,8 @@ def unfamiliar_pairs(language: str, tokens: list[Token], text: str, original: st
     """Calls and member accesses that ``text`` makes by inserting a ``(`` or ``.``: each that
     ``original`` (whose tokens are ``tokens``) has nowhere counts one (``value(`` where
     ``value`` is never called), each it has elsewhere minus one (``self.dest`` where the file
-    writes ``.dest``). Code a moved quote turns from string into tokens is the author's, not
-    counted."""
+    writes ``.dest``); and each member access it parts with a closer counts one. Code a moved
+    quote turns from string into tokens is the author's, not counted."""
     start, tail = shared_ends(original, text)
     end = len(text) - tail
     lines = text.split("\n")
@@ -187,19 +187,26 @@ def unfamiliar_pairs(language: str, tokens: list[Token], text: str, original: st
     for line in lines:
         offsets.append(offsets[-1] + len(line) + 1)
     after, _ = scan(language, text)
-    new = {
-        i
-        for i, t in enumerate(after)
-        if t.text in ".(" and start <= offsets[t.line] + t.column < end
-    }
+    inserted = [i for i, t in enumerate(after) if start <= offsets[t.line] + t.column < end]
+    new = {i for i in inserted if after[i].text in ".("}
+    known = pairs(tokens)
+    # A closer put between a name and its member (``[os].path``) parts a member access the
+    # file makes (``os.path``).
+    parted = sum(
+        1
+        for i in inserted
+        if after[i].text in ")]"
+        and 0 < i < len(after) - 1
+        and after[i + 1].text == "."
+        and (after[i - 1].text, ".") in known
+    )
     if not new:
-        return 0
+        return parted
     around = [after[j : j + 2] for i in new for j in (i - 1, i) if j >= 0]
     made = set().union(*(pairs(list(pair)) for pair in around))
     # A method called on another object (``stdout.readline()``) is that object's business.
     methods = {(after[i - 1].text, "(") for i in new if i >= 2 and after[i - 2].text == "."}
-    known = pairs(tokens)
-    return len(made - known - methods) - len(made & known)
+    return parted + len(made - known - methods) - len(made & known)
 
 
 def _punct(tokens: tuple[Token, ...]) -> int:

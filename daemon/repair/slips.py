@@ -194,6 +194,14 @@ def _closing_quote(language: str, lines: list[str], index: int) -> Iterator[tupl
     places = [p for p in places if not re.match(r",\s*\)", line[p:])] or places
     for spot in sorted(set(places)):
         yield "closing quote", _replace(lines, index, line[:spot] + quote + line[spot:])
+    # An item of a list of strings that lost its quote took the separator and the next item's
+    # opening quote for its own (``'2a, '2c'`` for ``'2a', '2c'``): the quote goes back
+    # before the separator.
+    for earlier in strings[:-1]:
+        sign = earlier.text[0]
+        for found in re.finditer(r",\s", earlier.text):
+            spot = earlier.column + found.start()
+            yield "closing quote", _replace(lines, index, line[:spot] + sign + line[spot:])
 
 
 def _missing_punctuation(language: str, lines: list[str], index: int) -> Iterator[tuple[str, str]]:

@@ -195,6 +195,21 @@ CASES = [
         "function f(c) {\n  if( c.charCodeAt(0)) < 128 ) {\n    return 1;\n  }\n}\n",
         "function f(c) {\n  if( c.charCodeAt(0) < 128 ) {\n    return 1;\n  }\n}\n",
     ),
+    # A closer Python says does not match: the list's own closer goes before it, not where it
+    # would part a member access the file makes (``[os].path``).
+    (
+        "python",
+        "import os\n\n\ndef f(here):\n    return os.path.exists(here)\n\n\n"
+        "dirs = []\ndirs.extend([os.path.join('a', os.pardir), os.curdir)\n",
+        "import os\n\n\ndef f(here):\n    return os.path.exists(here)\n\n\n"
+        "dirs = []\ndirs.extend([os.path.join('a', os.pardir), os.curdir])\n",
+    ),
+    # An item of a list of strings that lost its quote took the separator into the string.
+    (
+        "typescript",
+        "const order: string[] = [];\nconsole.log(order, [ '1a', '2a, '2c' ]);\n",
+        "const order: string[] = [];\nconsole.log(order, [ '1a', '2a', '2c' ]);\n",
+    ),
     # A lost opener joined a name and a literal.
     (
         "python",
