@@ -23,6 +23,7 @@ fired.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import time
 import uuid
 from collections.abc import AsyncGenerator, Callable
@@ -71,7 +72,7 @@ from daemon.answers.patience import (
 )
 from daemon.answers.placeholder import is_placeholder, placeholder_tokens
 from daemon.answers.route import Route, decide_route
-from daemon.answers.typing_index import TypingIndex
+from daemon.answers.typing_index import Typed, TypingIndex, Unfinished
 from daemon.answers.warm import WindowWarmer
 from daemon.checks.formatting import format_code
 from daemon.checks.verify import Verdict, verify_insertion
@@ -195,6 +196,7 @@ class CompletionPipeline:
         self.book = book if book is not None else FeedbackBook()
         self.on_accepted = on_accepted
         self.warmer = WindowWarmer(backend)
+        self.unfinished = Unfinished()
 
     async def start(
         self, req: CompleteRequest, user: str, priority: Priority = Priority.INTERACTIVE
@@ -288,7 +290,7 @@ class CompletionPipeline:
                 hit = await self.backend.lookup(candidate)
                 if hit is not None:
                     return self._from_cache(replace(c, key=candidate), hit, "exact")
-            typed = self.typing.match(typing_key, cursor.prefix)
+            typed = await self._typed(c)
             if typed is not None:
                 result = CachedResult(typed.answer, typed.finish_reason, typed.tokens, language)
                 return self._from_cache(c, result, "typed")
@@ -301,6 +303,17 @@ class CompletionPipeline:
             c.request_id,
             document,
         )
+
+    async def _typed(self, c: Completion) -> Typed | None:
+        """The rest of an answer whose first characters were typed since; where that answer is
+        still being written, once it is (within the request's deadline)."""
+        typed = self.typing.match(c.typing_key, c.prefix)
+        behind = self.unfinished.behind(c.typing_key, c.prefix) if typed is None else None
+        if behind is None:
+            return typed
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(behind.wait(), c.route.deadline_ms / 1000)
+        return self.typing.match(c.typing_key, c.prefix)
 
     # -- feedback --------------------------------------------------------------------------
     async def fast_mode(self, user: str) -> bool:
@@ -485,12 +498,13 @@ class CompletionPipeline:
     async def _stream(self, c: Completion, admission: Admission) -> AsyncGenerator[Any, None]:
         yield c.start_event()
         try:
-            if c.route.kind == "fast":
-                async for event in self._fast(c, admission):
-                    yield event
-            else:
-                async for event in self._deep(c, admission):
-                    yield event
+            with self.unfinished.writing(c.typing_key, c.prefix):
+                if c.route.kind == "fast":
+                    async for event in self._fast(c, admission):
+                        yield event
+                else:
+                    async for event in self._deep(c, admission):
+                        yield event
         except AssistError as exc:
             yield exc.event()
         finally:

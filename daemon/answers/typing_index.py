@@ -5,13 +5,18 @@ For each completion answered, the index remembers the text before the cursor (as
 a hash), the answer, and a key made of everything else the answer depended on (model, prompt
 format, profile header, the text after the cursor). A later request with the same key whose text
 before the cursor is the remembered one plus characters the answer starts with gets the rest of
-the answer at once.
+the answer at once. A request that typed on from a place whose answer is still being written
+(a client showed its first line and asks at the place after it) waits for that answer
+(``Unfinished``) before it looks.
 """
 
 from __future__ import annotations
 
+import asyncio
 import threading
 from collections import OrderedDict
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 
 import xxhash
@@ -82,3 +87,35 @@ class TypingIndex:
             rest = entry.answer[typed_length:]
             return Typed(len(prefix), _hash(prefix), rest, entry.finish_reason, entry.tokens)
         return None
+
+
+class Unfinished:
+    """The answers being written, by typing key and the text before their cursor."""
+
+    def __init__(self) -> None:
+        self._running: dict[str, list[tuple[str, asyncio.Event]]] = {}
+
+    @contextmanager
+    def writing(self, key: str, prefix: str) -> Iterator[None]:
+        """While an answer for ``prefix`` is written (those waiting on it wake at its end)."""
+        entry = (prefix, asyncio.Event())
+        self._running.setdefault(key, []).append(entry)
+        try:
+            yield
+        finally:
+            left = [e for e in self._running.get(key, []) if e is not entry]
+            if left:
+                self._running[key] = left
+            else:
+                self._running.pop(key, None)
+            entry[1].set()
+
+    def behind(self, key: str, prefix: str) -> asyncio.Event | None:
+        """The end of an answer being written for a place ``prefix`` typed on from."""
+        for started, ended in self._running.get(key, ()):
+            if len(prefix) > len(started) and prefix.startswith(started):
+                return ended
+        return None
+
+    def __len__(self) -> int:
+        return sum(len(entries) for entries in self._running.values())

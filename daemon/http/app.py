@@ -32,6 +32,7 @@ from daemon.http.dropin import (
     Answer,
     CompletionsRequest,
     InfillRequest,
+    answered_in_time,
     completion_id,
     completions_body,
     completions_complete,
@@ -57,6 +58,7 @@ from daemon.protocol import (
     FixRequest,
     Health,
 )
+from daemon.tasks import BackgroundTasks
 from daemon.tokens import LOCAL_USER, TokenStore
 
 log = logging.getLogger(__name__)
@@ -68,6 +70,8 @@ def create_app(daemon: Daemon, tokens: TokenStore | None = None) -> FastAPI:
     settings = daemon.settings
     runtime = daemon.runtime
     limiter = RateLimiter(settings.rate_limit_per_minute, settings.rate_limit_burst)
+    # Drop-in answers read on after their client's time limit cut them (to be cached).
+    finishing = BackgroundTasks("a drop-in answer read after its client's time limit")
     if runtime.metrics is not None and "backends" in runtime.engine.report():
         backends = BackendCollector(lambda: runtime.engine.report()["backends"])
         runtime.metrics.prometheus.registry.register(backends)
@@ -233,6 +237,9 @@ def create_app(daemon: Daemon, tokens: TokenStore | None = None) -> FastAPI:
         it ended in with its status."""
         async for _ in pieces:
             pass
+        return whole_answer(answer, body)
+
+    def whole_answer(answer: Answer, body: Callable[[], dict[str, Any]]) -> Response:
         if answer.error is not None:
             return errors.error_response(answer.error.code, answer.error.message)
         return JSONResponse(body())
@@ -254,7 +261,8 @@ def create_app(daemon: Daemon, tokens: TokenStore | None = None) -> FastAPI:
                 lambda piece: infill_body(answer, piece, final=False),
                 lambda: [infill_body(answer, "")],
             )
-        return await whole(pieces, answer, lambda: infill_body(answer, answer.text))
+        await answered_in_time(pieces, answer, wire[0].t_max_predict_ms, finishing)
+        return whole_answer(answer, lambda: infill_body(answer, answer.text))
 
     @app.post("/v1/completions")
     async def completions(request: Request, user: str = Depends(authenticate)) -> Response:

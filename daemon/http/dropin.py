@@ -12,10 +12,21 @@ daemon samples with its own settings (greedy by default), so that the same promp
 answer and comes from the cache. Streams are server-sent events; they carry the verified text
 only, so what a client has shown is never taken back: the ``logic`` stage when it verified, then
 whatever the ``final`` stage adds to it.
+
+``t_max_predict_ms`` means what llama.cpp's server means by it: a limit on the generation,
+counted from the first generated token, that cuts the answer only once a line of it is complete
+(``answered_in_time``), so the client always gets at least the first line: the ``skeleton``
+stage, the first line fitted to the gap, as ``/v1/complete`` shows it first. ``stop_type`` is
+then ``limit``. The answer is not abandoned: its generation goes on to its natural end within
+the daemon's own budgets and is cached, so the client's next request for the same place, or for
+the place after the text it showed, is answered from it. ``t_max_prompt_ms`` is accepted and,
+as by llama.cpp's server, not applied.
 """
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import json
 import time
 import uuid
@@ -34,9 +45,16 @@ from daemon.protocol import (
     DoneEvent,
     ErrorEvent,
     StageEvent,
+    TokenEvent,
 )
+from daemon.tasks import BackgroundTasks
 
 SSE = "text/event-stream"
+# How often the wait for a client's time limit looks at the answer (seconds).
+_WATCH_S = 0.01
+# llama.cpp server's ``stop_type`` for the daemon's finish reasons: the model's end or a stop
+# (``eos``), the token budget or a deadline (``limit``).
+_STOP_TYPES = {"stop": "eos", "length": "limit", "deadline": "limit"}
 
 
 class InfillChunk(BaseModel):
@@ -58,7 +76,13 @@ class InfillRequest(BaseModel):
     input_extra: list[InfillChunk] = Field(default_factory=list)
     prompt: str = Field("", description="The text typed before the cursor on its line.")
     n_predict: int = Field(-1, ge=-1, description="Tokens at most (-1: the daemon's budget).")
-    t_max_predict_ms: int | None = Field(None, ge=0, description="Time for the answer (ms).")
+    t_max_predict_ms: int | None = Field(
+        None,
+        ge=0,
+        description="Time for the generation (ms) from its first token; it cuts the answer "
+        "once a line is complete.",
+    )
+    t_max_prompt_ms: int | None = Field(None, description="Accepted, not applied.")
     temperature: float | None = None
     top_k: int | None = None
     top_p: float | None = None
@@ -140,12 +164,13 @@ def complete_request(
 
 
 def infill_complete(req: InfillRequest) -> CompleteRequest:
+    """The ``/v1/complete`` request for an ``/infill`` request; its time limit is not the
+    request's deadline (``answered_in_time`` applies it)."""
     before, after = req.document()
     return complete_request(
         before,
         after,
         max_tokens=req.n_predict if req.n_predict > 0 else None,
-        deadline_ms=req.t_max_predict_ms,
         context=req.snippets(),
     )
 
@@ -164,12 +189,22 @@ class Answer:
     stops: list[str] = field(default_factory=list)  # the client's stop sequences
     done: DoneEvent | None = None
     error: ErrorEvent | None = None
+    started: float = field(default_factory=time.perf_counter)
+    first_token_at: float | None = None  # when the model's first token came
+    tokens_seen: int = 0  # the model's pieces so far
+    line: str | None = None  # the first line fitted to the gap (the skeleton), once known
+    cut_at: float | None = None  # when the client's time limit ended the answer
 
     @property
     def text(self) -> str:
         """The answer of a request that was not streamed: the final stage's verified text,
-        else what verified before it."""
-        return self.final if self.final is not None else self.shown
+        else what verified before it; cut by the client's time limit, at least its first
+        line."""
+        if self.final is not None:
+            return self.final
+        if self.cut_at is not None and not self.shown:
+            return cut_at_stops(self.line or "", self.stops)[0]
+        return self.shown
 
 
 def cut_at_stops(text: str, stops: list[str]) -> tuple[str, bool]:
@@ -184,6 +219,12 @@ async def verified_pieces(
     """The answer's verified text in pieces that only ever add to what was sent: the
     ``logic`` stage when it verified, then what ``final`` adds (cut at ``answer.stops``)."""
     async for event in events:
+        if isinstance(event, TokenEvent):
+            answer.tokens_seen += 1
+            if answer.first_token_at is None:
+                answer.first_token_at = time.perf_counter()
+        elif isinstance(event, StageEvent) and event.stage == "skeleton":
+            answer.line = event.text
         if isinstance(event, StageEvent) and event.ok and event.stage in ("logic", "final"):
             text, found = cut_at_stops(event.text, answer.stops)
             if event.stage == "final":
@@ -198,14 +239,53 @@ async def verified_pieces(
             answer.error = event
 
 
+async def answered_in_time(
+    pieces: AsyncGenerator[str, None],
+    answer: Answer,
+    limit_ms: int | None,
+    background: BackgroundTasks,
+) -> None:
+    """Read ``pieces`` to their end; with a client's time limit, only until it has passed
+    since the first token and the first line is known (``answer.cut_at`` is then set): the
+    rest is read in the background, so the generation goes on to its end and is cached."""
+    if not limit_ms:
+        async for _ in pieces:
+            pass
+        return
+    ended = asyncio.Event()
+
+    async def read() -> None:
+        try:
+            async for _ in pieces:
+                pass
+        finally:
+            ended.set()
+
+    background.start(read())
+    while not ended.is_set():
+        first = answer.first_token_at
+        if first is not None and answer.line is not None:
+            left = first + limit_ms / 1000 - time.perf_counter()
+            if left <= 0:
+                answer.cut_at = time.perf_counter()
+                return
+        else:
+            left = _WATCH_S
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(ended.wait(), min(left, _WATCH_S))
+
+
 def sse(data: dict[str, Any] | str) -> bytes:
     body = data if isinstance(data, str) else json.dumps(data, separators=(",", ":"))
     return f"data: {body}\n\n".encode()
 
 
 def infill_body(answer: Answer, content: str, *, final: bool = True) -> dict[str, Any]:
-    """llama.cpp server's answer: the text, and the counts and times its clients display."""
+    """llama.cpp server's answer: the text, and the counts and times its clients display
+    (for an answer its time limit cut, those measured up to the cut)."""
     done = answer.done
+    if answer.cut_at is not None and final:
+        return _cut_body(answer, content, answer.cut_at)
     if not final or done is None:
         return {"content": content, "stop": False}
     t = done.timings
@@ -213,21 +293,53 @@ def infill_body(answer: Answer, content: str, *, final: bool = True) -> dict[str
     return {
         "content": content,
         "stop": True,
-        "stop_type": "limit" if done.finish_reason == "length" else "eos",
+        "stop_type": _STOP_TYPES.get(done.finish_reason, "eos"),
         "model": "assist",
         "tokens_predicted": done.tokens,
         "tokens_evaluated": done.prompt_tokens,
         "tokens_cached": done.reused_tokens,
         "truncated": False,
         "cached": done.cached,
-        "timings": {
-            "prompt_n": max(0, done.prompt_tokens - done.reused_tokens),
-            "prompt_ms": t.prompt_ms,
-            "predicted_n": done.tokens,
-            "predicted_ms": predicted_ms,
-            "predicted_per_second": done.tokens / predicted_ms * 1000 if predicted_ms else 0.0,
-            "total_ms": t.total_ms,
-        },
+        "timings": _timings(
+            max(0, done.prompt_tokens - done.reused_tokens),
+            t.prompt_ms,
+            done.tokens,
+            predicted_ms,
+            t.total_ms,
+        ),
+    }
+
+
+def _cut_body(answer: Answer, content: str, cut_at: float) -> dict[str, Any]:
+    first = answer.first_token_at if answer.first_token_at is not None else cut_at
+    prompt_ms = (first - answer.started) * 1000
+    predicted_ms = (cut_at - first) * 1000
+    return {
+        "content": content,
+        "stop": True,
+        "stop_type": "limit",
+        "model": "assist",
+        "tokens_predicted": answer.tokens_seen,
+        "truncated": False,
+        "cached": False,
+        "timings": _timings(
+            None, prompt_ms, answer.tokens_seen, predicted_ms, (cut_at - answer.started) * 1000
+        ),
+    }
+
+
+def _timings(
+    prompt_n: int | None, prompt_ms: float, predicted_n: int, predicted_ms: float, total_ms: float
+) -> dict[str, Any]:
+    found: dict[str, Any] = {"prompt_ms": prompt_ms}
+    if prompt_n is not None:
+        found["prompt_n"] = prompt_n
+    return {
+        **found,
+        "predicted_n": predicted_n,
+        "predicted_ms": predicted_ms,
+        "predicted_per_second": predicted_n / predicted_ms * 1000 if predicted_ms else 0.0,
+        "total_ms": total_ms,
     }
 
 

@@ -94,6 +94,29 @@ async def test_typing_into_a_shown_answer_is_a_typed_hit():
     assert len(backend.runs) == 1
 
 
+async def test_typing_on_from_an_answer_still_being_written_waits_for_it():
+    # A client showed the answer's first characters and asks at the place after them while
+    # the answer is still being written: it gets the rest of that answer, not a job of its own.
+    gate = asyncio.Event()
+    backend = ScriptedBackend(in_turn("total * 2"), gate=gate)
+    completions = pipeline(backend)
+
+    async def ask(text: str) -> list[Any]:
+        return await collect(await completions.start(request(text), "alice"))
+
+    first = asyncio.ensure_future(ask(STATEMENT))
+    while not backend.runs:
+        await asyncio.sleep(0)
+    later = asyncio.ensure_future(ask(STATEMENT + "tot"))
+    await asyncio.sleep(0.05)
+    assert not later.done() and len(completions.unfinished) == 1
+    gate.set()
+    typed = await asyncio.wait_for(later, 5)
+    assert typed[-1].cache_match == "typed" and typed[-1].text == "al * 2"
+    assert (await first)[-1].text == "total * 2" and len(backend.runs) == 1
+    assert len(completions.unfinished) == 0
+
+
 async def test_an_answer_that_breaks_the_file_keeps_its_verified_first_line():
     text = "def add(a, b):\n    \n\nx = 1\n"
     # (An unbalanced closing bracket would end the answer at the block's exit instead.)

@@ -3,6 +3,7 @@ from the daemon's own requests and events."""
 
 from __future__ import annotations
 
+import asyncio
 from typing import Any
 
 import pytest
@@ -13,6 +14,7 @@ from daemon.http.dropin import (
     Answer,
     CompletionsRequest,
     InfillRequest,
+    answered_in_time,
     completions_body,
     completions_complete,
     cut_at_stops,
@@ -21,7 +23,8 @@ from daemon.http.dropin import (
     infill_complete,
     verified_pieces,
 )
-from daemon.protocol import DoneEvent, ErrorCode, ErrorEvent, StageEvent, Timings
+from daemon.protocol import DoneEvent, ErrorCode, ErrorEvent, StageEvent, Timings, TokenEvent
+from daemon.tasks import BackgroundTasks
 
 
 def test_an_infill_request_is_a_document_with_the_cursor_after_the_typed_part():
@@ -40,7 +43,8 @@ def test_an_infill_request_is_a_document_with_the_cursor_after_the_typed_part():
     complete = infill_complete(req)
     assert complete.text == "import os\n\ndef f():\n    return os.\n\nprint(f())\n"
     assert (complete.line, complete.column) == (3, len("    return os."))
-    assert complete.max_tokens is None and complete.deadline_ms == 500
+    # t_max_predict_ms limits the generation, not the request (``answered_in_time``).
+    assert complete.max_tokens is None and complete.deadline_ms is None
     assert [(s.path, s.kind) for s in complete.context] == [
         ("util.py", "recent"),
         ("chunk-1", "recent"),
@@ -148,3 +152,49 @@ async def test_the_answers_carry_the_fields_their_clients_read():
     }
     assert body["usage"] == {"prompt_tokens": 50, "completion_tokens": 4, "total_tokens": 54}
     assert "usage" not in completions_body(answer, "m", "cmpl-1", "x", None)
+
+
+async def gated(events: list[Any], gate: asyncio.Event, at: int):
+    """The events, holding back those from index ``at`` until ``gate`` opens."""
+    for index, event in enumerate(events):
+        if index == at:
+            await gate.wait()
+        yield event
+
+
+async def test_a_client_time_limit_cuts_after_the_first_line_and_the_answer_goes_on():
+    gate, background = asyncio.Event(), BackgroundTasks()
+    answer = Answer()
+    events = [
+        TokenEvent(text="return x"),
+        TokenEvent(text="\n"),
+        stage("skeleton", "return x"),
+        stage("logic", "return x\nreturn y"),
+        stage("final", "return x\nreturn y"),
+        done(),
+    ]
+    stream = verified_pieces(gated(events, gate, 3), answer)
+    await answered_in_time(stream, answer, 1, background)
+    assert answer.cut_at is not None and answer.text == "return x"
+    body = infill_body(answer, answer.text)
+    assert body["stop_type"] == "limit" and body["timings"]["predicted_n"] == 2
+    assert answer.final is None and len(background) == 1  # still being read
+    gate.set()
+    await asyncio.wait_for(asyncio.gather(*background._tasks), 5)
+    assert answer.final == "return x\nreturn y" and answer.done is not None
+
+
+async def test_no_cut_before_the_first_line_is_complete_nor_without_a_limit():
+    gate, background = asyncio.Event(), BackgroundTasks()
+    answer = Answer()
+    events = [TokenEvent(text="return"), stage("skeleton", "return x"), stage("final", "x"), done()]
+    stream = verified_pieces(gated(events, gate, 1), answer)
+    waiting = asyncio.ensure_future(answered_in_time(stream, answer, 1, background))
+    await asyncio.sleep(0.05)
+    assert not waiting.done()  # a token, but no line yet
+    gate.set()
+    await asyncio.wait_for(waiting, 5)
+    assert answer.line == "return x"
+    _, whole = await pieces([stage("final", "y"), done("length")])
+    assert infill_body(whole, "y")["stop_type"] == "limit"
+    assert infill_body(whole, "y")["timings"]["prompt_n"] == 20
