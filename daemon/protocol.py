@@ -123,6 +123,10 @@ class ContextSnippet(BaseModel):
     )
 
 
+# The most answers one completion request can ask for.
+MAX_CANDIDATES = 8
+
+
 class CompleteRequest(DocumentRequest):
     """POST /v1/complete: complete ``text`` at (``line``, ``column``)."""
 
@@ -145,6 +149,14 @@ class CompleteRequest(DocumentRequest):
         max_length=MAX_NAME,
         description="The workspace's name (its folder's name), shown to models trained on "
         "whole repositories when ``context`` is placed.",
+    )
+    candidates: int | None = Field(
+        None,
+        ge=1,
+        le=MAX_CANDIDATES,
+        description="Answers wanted on the fast path: the answer and up to this many less one "
+        "alternatives, decoded together from one prompt even where that costs more than the "
+        "daemon's candidates_cost_limit (a CPU). Without it, the daemon's own setting.",
     )
 
 

@@ -255,6 +255,7 @@ class CompletionPipeline:
             "postprocess": settings.postprocess,
             "rules": RULES_VERSION if settings.postprocess else None,
             "lead": prompt.healed,
+            "candidates": req.candidates,
         }
         key = request_key(model, "complete", params, prompt.tokens)
         typing_key = self.typing.key(
@@ -513,12 +514,14 @@ class CompletionPipeline:
 
     async def _fast(self, c: Completion, admission: Admission) -> AsyncGenerator[Any, None]:
         deadline = c.received + c.route.deadline_ms / 1000
+        wanted = c.req.candidates or 1
         limits = budget(
             c.route.max_tokens,
             deadline,
             self.settings.temperature,
-            candidates=self.settings.candidates,
+            candidates=max(self.settings.candidates, wanted),
             lead=c.prompt.healed,
+            fork_anyway=wanted > 1,
         )
         postprocess = self.settings.postprocess
         # A short block, unless the client set its own token budget.

@@ -30,6 +30,9 @@ class Budget:
     # start from the next most likely first tokens, greedy after (fewer when the engine has
     # no room for them).
     candidates: int = 1
+    # Decode the candidates even where the engine would not (a step of several sequences
+    # costs more than its limit): the client asked for several answers.
+    fork_anyway: bool = False
     logprobs: bool = False  # report each generated token's log-probability
     # Text the answer begins with that the document already holds (token healing: the prompt
     # ends before the token that covers it). The model writes it first, choosing only among

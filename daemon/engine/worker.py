@@ -966,7 +966,9 @@ class Engine(QueueFront):
         wanted = job.budget.candidates - 1
         if wanted <= 0 or token is None or own not in self._running or job.preemptible:
             return
-        if not self.forks or own.answer is None or not own.answer.choosing:
+        if not (self.forks or job.budget.fork_anyway):
+            return
+        if own.answer is None or not own.answer.choosing:
             return
         if own.produced or self.scheduler.depth:
             return

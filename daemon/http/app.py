@@ -33,6 +33,7 @@ from daemon.http.dropin import (
     CompletionsRequest,
     InfillRequest,
     answered_in_time,
+    choices,
     completion_id,
     completions_body,
     completions_complete,
@@ -239,7 +240,7 @@ def create_app(daemon: Daemon, tokens: TokenStore | None = None) -> FastAPI:
             pass
         return whole_answer(answer, body)
 
-    def whole_answer(answer: Answer, body: Callable[[], dict[str, Any]]) -> Response:
+    def whole_answer(answer: Answer, body: Callable[[], Any]) -> Response:
         if answer.error is not None:
             return errors.error_response(answer.error.code, answer.error.message)
         return JSONResponse(body())
@@ -262,6 +263,9 @@ def create_app(daemon: Daemon, tokens: TokenStore | None = None) -> FastAPI:
                 lambda: [infill_body(answer, "")],
             )
         await answered_in_time(pieces, answer, wire[0].t_max_predict_ms, finishing)
+        if wire[0].n_cmpl > 1:  # as llama.cpp's server answers several: a list of answers
+            texts = choices(answer, wire[0].n_cmpl)
+            return whole_answer(answer, lambda: [infill_body(answer, text) for text in texts])
         return whole_answer(answer, lambda: infill_body(answer, answer.text))
 
     @app.post("/v1/completions")
@@ -282,15 +286,24 @@ def create_app(daemon: Daemon, tokens: TokenStore | None = None) -> FastAPI:
                 pieces,
                 answer,
                 lambda piece: completions_body(answer, model, answer_id, piece, None),
+                # The last chunk ends the answer and carries the alternatives asked for.
                 lambda: [
-                    completions_body(answer, model, answer_id, "", finish_reason(answer)),
+                    completions_body(
+                        answer,
+                        model,
+                        answer_id,
+                        ["", *choices(answer, req.n)[1:]],
+                        finish_reason(answer),
+                    ),
                     "[DONE]",
                 ],
             )
         return await whole(
             pieces,
             answer,
-            lambda: completions_body(answer, model, answer_id, answer.text, finish_reason(answer)),
+            lambda: completions_body(
+                answer, model, answer_id, choices(answer, req.n), finish_reason(answer)
+            ),
         )
 
     @app.get("/v1/models")

@@ -34,10 +34,11 @@ from collections.abc import AsyncGenerator
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field
 
 from daemon.errors import InvalidRequest
 from daemon.protocol import (
+    MAX_CANDIDATES,
     MAX_CONTEXT_SNIPPETS,
     MAX_SNIPPET_CHARS,
     CompleteRequest,
@@ -83,6 +84,12 @@ class InfillRequest(BaseModel):
         "once a line is complete.",
     )
     t_max_prompt_ms: int | None = Field(None, description="Accepted, not applied.")
+    n_cmpl: int = Field(
+        1,
+        ge=1,
+        le=MAX_CANDIDATES,
+        description="Completions wanted: more than one answers with a list of answers.",
+    )
     temperature: float | None = None
     top_k: int | None = None
     top_p: float | None = None
@@ -114,17 +121,10 @@ class CompletionsRequest(BaseModel):
     max_tokens: int | None = Field(16, ge=1)
     temperature: float | None = None
     top_p: float | None = None
-    n: int = 1
+    n: int = Field(1, ge=1, le=MAX_CANDIDATES, description="Choices wanted.")
     stream: bool = False
     stop: str | list[str] | None = None
     user: str | None = None
-
-    @field_validator("n")
-    @classmethod
-    def _one_choice(cls, n: int) -> int:
-        if n != 1:
-            raise ValueError("assist answers one choice per request (n = 1)")
-        return n
 
     def text(self) -> str:
         if isinstance(self.prompt, list):
@@ -149,8 +149,10 @@ def complete_request(
     max_tokens: int | None,
     deadline_ms: int | None = None,
     context: list[ContextSnippet] | None = None,
+    answers: int = 1,
 ) -> CompleteRequest:
-    """The ``/v1/complete`` request for a cursor between ``before`` and ``after``."""
+    """The ``/v1/complete`` request for a cursor between ``before`` and ``after`` (with
+    ``answers`` over one, decoded together: ``choices``)."""
     line = before.count("\n")
     column = len(before) - (before.rfind("\n") + 1)
     return CompleteRequest(
@@ -160,6 +162,7 @@ def complete_request(
         max_tokens=max_tokens,
         deadline_ms=deadline_ms or None,
         context=context or [],
+        candidates=answers if answers > 1 else None,
     )
 
 
@@ -172,11 +175,21 @@ def infill_complete(req: InfillRequest) -> CompleteRequest:
         after,
         max_tokens=req.n_predict if req.n_predict > 0 else None,
         context=req.snippets(),
+        answers=req.n_cmpl,
     )
 
 
 def completions_complete(req: CompletionsRequest) -> CompleteRequest:
-    return complete_request(req.text(), req.suffix or "", max_tokens=req.max_tokens)
+    return complete_request(req.text(), req.suffix or "", max_tokens=req.max_tokens, answers=req.n)
+
+
+def choices(answer: Answer, wanted: int) -> list[str]:
+    """The answer, then up to ``wanted - 1`` of its alternatives (decoded with it from the one
+    prompt), those that passed every check the answer passed."""
+    done = answer.done
+    others = done.alternatives if done is not None and wanted > 1 else []
+    checked = [each.text for each in others if not each.faults and each.text.strip()]
+    return [answer.text, *checked][:wanted]
 
 
 @dataclass
@@ -347,16 +360,26 @@ def completions_body(
     answer: Answer,
     model: str,
     completion_id: str,
-    text: str,
+    text: str | list[str],
     finish: Literal["stop", "length"] | None,
 ) -> dict[str, Any]:
-    """An OpenAI completions answer (or, with ``finish`` None, one chunk of its stream)."""
+    """An OpenAI completions answer (or, with ``finish`` None, one chunk of its stream); with
+    several ``text``, a choice each (the alternatives end with ``stop``)."""
+    texts = [text] if isinstance(text, str) else text
     body: dict[str, Any] = {
         "id": completion_id,
         "object": "text_completion",
         "created": int(time.time()),
         "model": model,
-        "choices": [{"text": text, "index": 0, "logprobs": None, "finish_reason": finish}],
+        "choices": [
+            {
+                "text": each,
+                "index": index,
+                "logprobs": None,
+                "finish_reason": finish if index == 0 or finish is None else "stop",
+            }
+            for index, each in enumerate(texts)
+        ],
     }
     done = answer.done
     if finish is not None and done is not None:

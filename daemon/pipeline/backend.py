@@ -212,6 +212,7 @@ def budget(
     banned: tuple[int, ...] = (),
     candidates: int = 1,
     lead: str = "",
+    fork_anyway: bool = False,
 ) -> Budget:
     return Budget(
         max_tokens=max_tokens,
@@ -221,6 +222,7 @@ def budget(
         banned=banned,
         candidates=candidates,
         lead=lead,
+        fork_anyway=fork_anyway,
     )
 
 

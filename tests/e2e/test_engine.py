@@ -409,3 +409,13 @@ def test_an_answer_barred_from_its_first_token_begins_with_another(engine, model
     second = seen[-1].own
     assert second is not None and second.first_token not in (None, first.first_token)
     assert second.text != first.text and second.token_logprobs[0] < first.token_logprobs[0]
+
+
+def test_a_job_that_asks_for_candidates_anyway_gets_them_where_they_cost_more(engine, model):
+    engine.fork_cost_limit = engine.fork_cost / 2  # as on a CPU whose batches cost
+    tokens = prompt(model, "def area(width, height):\n    return ")
+    budget = Budget(
+        max_tokens=12, deadline=time.perf_counter() + 60, candidates=3, fork_anyway=True
+    )
+    _, seen = run(engine, tokens, budget, stops=("\n",))
+    assert seen[-1].alternatives and engine.stats.branches >= 1

@@ -141,6 +141,18 @@ async def answer(
     return done, final
 
 
+async def test_a_request_for_several_answers_has_them_decoded_wherever_they_cost_more():
+    backend = scripted(("total", -0.01), ("a", -0.3))
+    pipeline = CompletionPipeline(backend, SETTINGS.model_copy(update={"candidates": 1}))
+    events = [event async for event in await pipeline.start(request(candidates=2), "alice")]
+    run: Run = backend.runs[0]
+    assert run.budget.candidates == 2 and run.budget.fork_anyway
+    assert [a.text for a in events[-1].alternatives] == ["a"]
+    # Its answer is kept apart from one asked for with the daemon's own setting.
+    await answer(backend, candidates=1, min_confidence=0.0)
+    assert len(backend.runs) == 2 and not backend.runs[1].budget.fork_anyway
+
+
 async def test_the_job_asks_for_the_candidates_setting():
     backend = scripted(("total", -0.01))
     await answer(backend, candidates=3, min_confidence=0.0)

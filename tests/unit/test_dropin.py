@@ -15,6 +15,7 @@ from daemon.http.dropin import (
     CompletionsRequest,
     InfillRequest,
     answered_in_time,
+    choices,
     completions_body,
     completions_complete,
     cut_at_stops,
@@ -23,7 +24,15 @@ from daemon.http.dropin import (
     infill_complete,
     verified_pieces,
 )
-from daemon.protocol import DoneEvent, ErrorCode, ErrorEvent, StageEvent, Timings, TokenEvent
+from daemon.protocol import (
+    Alternative,
+    DoneEvent,
+    ErrorCode,
+    ErrorEvent,
+    StageEvent,
+    Timings,
+    TokenEvent,
+)
 from daemon.tasks import BackgroundTasks
 
 
@@ -61,8 +70,10 @@ def test_a_completions_request_is_the_prompt_then_the_suffix():
 
 
 def test_what_the_completions_api_cannot_answer_is_refused():
-    with pytest.raises(ValidationError, match="n = 1"):
-        CompletionsRequest(prompt="x", n=3)
+    with pytest.raises(ValidationError, match="less than or equal to 8"):
+        CompletionsRequest(prompt="x", n=9)
+    with pytest.raises(ValidationError, match="less than or equal to 8"):
+        InfillRequest(n_cmpl=9)
     with pytest.raises(InvalidRequest, match="one prompt"):
         CompletionsRequest(prompt=["a", "b"]).text()
     with pytest.raises(InvalidRequest, match="at most 4"):
@@ -198,3 +209,23 @@ async def test_no_cut_before_the_first_line_is_complete_nor_without_a_limit():
     _, whole = await pieces([stage("final", "y"), done("length")])
     assert infill_body(whole, "y")["stop_type"] == "limit"
     assert infill_body(whole, "y")["timings"]["prompt_n"] == 20
+
+
+async def test_several_answers_are_the_answer_then_its_alternatives_that_passed_the_checks():
+    assert completions_complete(CompletionsRequest(prompt="x = ", n=2)).candidates == 2
+    assert completions_complete(CompletionsRequest(prompt="x = ")).candidates is None
+    assert infill_complete(InfillRequest(prompt="x = ", n_cmpl=3)).candidates == 3
+    finished = done()
+    finished.alternatives = [
+        Alternative(text="1  # one"),
+        Alternative(text="y(", faults=["it does not parse"]),
+        Alternative(text="2"),
+    ]
+    _, answer = await pieces([stage("final", "0"), finished])
+    assert choices(answer, 3) == ["0", "1  # one", "2"]
+    assert choices(answer, 1) == ["0"]
+    body = completions_body(answer, "m", "cmpl-1", choices(answer, 2), "length")
+    assert [(c["index"], c["text"], c["finish_reason"]) for c in body["choices"]] == [
+        (0, "0", "length"),
+        (1, "1  # one", "stop"),
+    ]
