@@ -143,6 +143,7 @@ class Completion:
     # The whole window's prompt, when this request used a shorter one to answer in time: it
     # is read in the background once the answer is out.
     whole_window: list[int] | None = None
+    whole_key: str | None = None  # the cache key of the whole window's prompt
 
     @property
     def prefix(self) -> str:
@@ -203,6 +204,22 @@ class CompletionPipeline:
     ) -> AsyncGenerator[Any, None]:
         """Everything up to the stream: limits, route, prompt, cache (exact, then typed),
         admission. Raises an ``AssistError`` to refuse; returns the stream of events."""
+        c = await self._prepare(req, user)
+        return await self._answer(c, priority)
+
+    async def warm(self, req: CompleteRequest, user: str) -> int:
+        """Read the prompt a request at this place would have into the model, in the
+        background (``WindowWarmer``), and return at once: a client's warm-up before it asks.
+        Returns the prompt's tokens."""
+        c = await self._prepare(req, user, fit_to_time=False)
+        self.warmer.warm((user, req.path or c.key), c.prompt.tokens, user)
+        return len(c.prompt.tokens)
+
+    async def _prepare(
+        self, req: CompleteRequest, user: str, *, fit_to_time: bool = True
+    ) -> Completion:
+        """The request prepared once: limits, language, cursor, route, prompt (cut to what
+        the model reads in time, with ``fit_to_time``), stops and keys."""
         received = time.perf_counter()
         settings = self.settings
         model = self.backend.model
@@ -228,7 +245,7 @@ class CompletionPipeline:
         writing_at = cursor.line_start() if bare else cursor.typed(lead)
         prompt = await self._build(writing_at, route, header, context)
         whole_window: list[int] | None = None
-        fitted = self._window_for_time(req, route, prompt)
+        fitted = self._window_for_time(req, route, prompt) if fit_to_time else None
         if fitted is not None:
             whole_window = prompt.tokens
             prompt = await self._build(writing_at, route, header, context, fitted)
@@ -279,26 +296,35 @@ class CompletionPipeline:
             user=user,
             typing_key=typing_key,
             whole_window=whole_window,
+            whole_key=(
+                None
+                if whole_window is None
+                else request_key(model, "complete", params, whole_window)
+            ),
         )
+        return c
+
+    async def _answer(self, c: Completion, priority: Priority) -> AsyncGenerator[Any, None]:
+        """The prepared request answered: from the cache (exact, then typed), else by a flight
+        of its own or one in the air for the same key."""
+        req, user = c.req, c.user
         if req.cache:
             # A daemon that read the whole window in time (another one sharing this cache, or
             # this one when it was less loaded) may have answered it: that answer is better
             # than the fitted window's, and ready.
-            keys = [key]
-            if whole_window is not None:
-                keys.insert(0, request_key(model, "complete", params, whole_window))
+            keys = [c.key] if c.whole_key is None else [c.whole_key, c.key]
             for candidate in keys:
                 hit = await self.backend.lookup(candidate)
                 if hit is not None:
                     return self._from_cache(replace(c, key=candidate), hit, "exact")
             typed = await self._typed(c)
             if typed is not None:
-                result = CachedResult(typed.answer, typed.finish_reason, typed.tokens, language)
+                result = CachedResult(typed.answer, typed.finish_reason, typed.tokens, c.language)
                 return self._from_cache(c, result, "typed")
         # Background work (a prefetch) never replaces what the user is waiting for.
         document = (user, req.path) if req.path and priority == Priority.INTERACTIVE else None
         return self.flights.join_or_start(
-            key,
+            c.key,
             lambda: self.backend.admit(priority, user),
             lambda admission: self._stream(c, admission),
             c.request_id,

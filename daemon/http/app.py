@@ -42,6 +42,7 @@ from daemon.http.dropin import (
     infill_complete,
     sse,
     verified_pieces,
+    warm_up_body,
 )
 from daemon.http.ndjson import NDJSON, ndjson, observed
 from daemon.http.openapi import add_request_schemas
@@ -150,11 +151,14 @@ def create_app(daemon: Daemon, tokens: TokenStore | None = None) -> FastAPI:
         task: str,
         parse: Callable[[bytes], Any],
         start: Callable[[Any, str], Awaitable[AsyncGenerator[Any, None]]],
+        body: bytes | None = None,
     ) -> tuple[Any, AsyncGenerator[Any, None], RequestRecord]:
-        """Read, validate and start a request whose answer streams, with its metrics record;
-        a refusal before the stream (413, 422, 429) is recorded too."""
+        """Read (unless its ``body`` was read already), validate and start a request whose
+        answer streams, with its metrics record; a refusal before the stream (413, 422, 429) is
+        recorded too."""
         try:
-            body = await read_body(request, settings.max_request_bytes)
+            if body is None:
+                body = await read_body(request, settings.max_request_bytes)
             req = parse(body)
             events = await start(req, user)
         except AssistError as exc:
@@ -193,7 +197,10 @@ def create_app(daemon: Daemon, tokens: TokenStore | None = None) -> FastAPI:
         return await streamed(request, user, "fix", FixRequest, daemon.repairs.start)
 
     async def drop_in(
-        request: Request, user: str, parse: Callable[[bytes], tuple[CompleteRequest, list[str]]]
+        request: Request,
+        user: str,
+        parse: Callable[[bytes], tuple[CompleteRequest, list[str]]],
+        body: bytes | None = None,
     ) -> tuple[Answer, AsyncGenerator[str, None]]:
         """A drop-in protocol's request through the completion pipeline: its answer, filled
         as the verified pieces are read."""
@@ -204,7 +211,7 @@ def create_app(daemon: Daemon, tokens: TokenStore | None = None) -> FastAPI:
             return req
 
         _, events, record = await started(
-            request, user, "complete", parsed, daemon.completions.start
+            request, user, "complete", parsed, daemon.completions.start, body
         )
         watched = observed(events, record, runtime.metrics)
         return answer, verified_pieces(watched, answer)
@@ -248,13 +255,18 @@ def create_app(daemon: Daemon, tokens: TokenStore | None = None) -> FastAPI:
     @app.post("/infill")
     async def infill(request: Request, user: str = Depends(authenticate)) -> Response:
         """llama.cpp server's fill-in-the-middle endpoint, for llama.vim and llama.vscode."""
-        wire: list[InfillRequest] = []
+        body = await read_body(request, settings.max_request_bytes)
+        wire = [parse_request(body, InfillRequest)]
+        if wire[0].n_predict == 0:
+            # A warm-up (llama.vim sends them with its chunks of other files): the prompt is
+            # read in the background, the answer is at once.
+            tokens = await daemon.completions.warm(infill_complete(wire[0]), user)
+            return JSONResponse(warm_up_body(tokens))
 
         def parse(body: bytes) -> tuple[CompleteRequest, list[str]]:
-            wire.append(parse_request(body, InfillRequest))
             return infill_complete(wire[0]), []
 
-        answer, pieces = await drop_in(request, user, parse)
+        answer, pieces = await drop_in(request, user, parse, body)
         if wire[0].stream:
             return sse_stream(
                 pieces,

@@ -16,11 +16,15 @@ whatever the ``final`` stage adds to it.
 ``t_max_predict_ms`` means what llama.cpp's server means by it: a limit on the generation,
 counted from the first generated token, that cuts the answer only once a line of it is complete
 (``answered_in_time``), so the client always gets at least the first line: the ``skeleton``
-stage, the first line fitted to the gap, as ``/v1/complete`` shows it first. ``stop_type`` is
-then ``limit``. The answer is not abandoned: its generation goes on to its natural end within
-the daemon's own budgets and is cached, so the client's next request for the same place, or for
-the place after the text it showed, is answered from it. ``t_max_prompt_ms`` is accepted and,
-as by llama.cpp's server, not applied.
+stage, the first line fitted to the gap, as ``/v1/complete`` shows it first (a body written on
+the deep path, whose skeleton is a placeholder, is answered whole, within its own budgets).
+``stop_type`` is then ``limit``. The answer is not abandoned: its generation goes on to its
+natural end within the daemon's own budgets and is cached, so the client's next request for
+the same place, or for the place after the text it showed, is answered from it.
+``t_max_prompt_ms`` is accepted and, as by llama.cpp's server, not applied. A warm-up
+(``n_predict`` 0, which llama.vim sends with its chunks of other files) has the prompt a
+request at that place would have read into the model in the background, and is answered at
+once.
 """
 
 from __future__ import annotations
@@ -46,6 +50,7 @@ from daemon.protocol import (
     DoneEvent,
     ErrorEvent,
     StageEvent,
+    StartEvent,
     TokenEvent,
 )
 from daemon.tasks import BackgroundTasks
@@ -205,6 +210,7 @@ class Answer:
     started: float = field(default_factory=time.perf_counter)
     first_token_at: float | None = None  # when the model's first token came
     tokens_seen: int = 0  # the model's pieces so far
+    route: str | None = None  # the path the pipeline chose ("fast" or "deep")
     line: str | None = None  # the first line fitted to the gap (the skeleton), once known
     cut_at: float | None = None  # when the client's time limit ended the answer
 
@@ -236,8 +242,10 @@ async def verified_pieces(
             answer.tokens_seen += 1
             if answer.first_token_at is None:
                 answer.first_token_at = time.perf_counter()
-        elif isinstance(event, StageEvent) and event.stage == "skeleton":
-            answer.line = event.text
+        elif isinstance(event, StartEvent):
+            answer.route = event.route
+        elif isinstance(event, StageEvent) and event.stage == "skeleton" and answer.route == "fast":
+            answer.line = event.text  # (a deep answer's skeleton is a placeholder body)
         if isinstance(event, StageEvent) and event.ok and event.stage in ("logic", "final"):
             text, found = cut_at_stops(event.text, answer.stops)
             if event.stage == "final":
@@ -320,6 +328,21 @@ def infill_body(answer: Answer, content: str, *, final: bool = True) -> dict[str
             predicted_ms,
             t.total_ms,
         ),
+    }
+
+
+def warm_up_body(prompt_tokens: int) -> dict[str, Any]:
+    """The answer to a warm-up (``n_predict`` 0): nothing written, the prompt being read."""
+    return {
+        "content": "",
+        "stop": True,
+        "stop_type": "limit",
+        "model": "assist",
+        "tokens_predicted": 0,
+        "tokens_evaluated": prompt_tokens,
+        "truncated": False,
+        "cached": False,
+        "timings": _timings(prompt_tokens, 0.0, 0, 0.0, 0.0),
     }
 
 

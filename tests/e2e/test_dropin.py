@@ -81,10 +81,21 @@ def test_models_lists_the_daemons_model(daemon):
 
 def test_requests_the_api_cannot_answer_are_refused_clearly(daemon):
     client = client_for(daemon)
-    with pytest.raises(openai.UnprocessableEntityError, match="n = 1"):
-        client.completions.create(model="assist", prompt="x = ", n=2)
+    with pytest.raises(openai.UnprocessableEntityError, match="less than or equal to 8"):
+        client.completions.create(model="assist", prompt="x = ", n=9)
     with pytest.raises(openai.UnprocessableEntityError, match="one prompt"):
         client.completions.create(model="assist", prompt=["a = ", "b = "])
+
+
+def test_the_openai_package_gets_two_choices_decoded_together(daemon):
+    client = client_for(daemon)
+    prompt = fresh("def greet(name):\n    return ")
+    answer = client.completions.create(
+        model="assist", prompt=prompt, suffix="\n\n\nprint(greet('a'))\n", max_tokens=16, n=2
+    )
+    texts = [choice.text for choice in answer.choices]
+    assert [choice.index for choice in answer.choices] == [0, 1]
+    assert all(text.strip() for text in texts) and texts[0] != texts[1]
 
 
 @pytest.fixture(scope="module")
@@ -206,3 +217,43 @@ def test_a_malformed_infill_request_is_a_clear_422(daemon):
         response = http.post("/infill", json={"input_prefix": 3, "n_predict": "many"})
     assert response.status_code == 422
     assert "input_prefix" in response.json()["error"]["message"]
+
+
+def test_a_time_limit_cuts_after_the_first_line_and_the_answer_is_not_wasted(daemon):
+    # As llama.vim's first request: 250 ms for the generation, at a place whose answer is more
+    # than one line. The answer holds its first line at least; the generation goes on and is
+    # cached, so the same request again is a hit.
+    lines = fresh("import os\n\n\ndef sizes(root):\n    total = 0\n").split("\n")
+    body = infill_body(
+        input_prefix="\n".join(lines[:-1]) + "\n",
+        prompt="    for name in os.listdir(root):",
+        input_suffix="\n    return total\n",
+        input_extra=[],
+        n_predict=64,
+        t_max_predict_ms=1,
+    )
+    with daemon.http() as http:
+        first = http.post("/infill", json=body).json()
+        assert first["content"].strip() and first["stop"] is True
+        assert first["stop_type"] in ("limit", "eos")
+        deadline = time.monotonic() + 60
+        again = http.post("/infill", json=body).json()
+        while not again.get("cached") and time.monotonic() < deadline:
+            time.sleep(0.5)
+            again = http.post("/infill", json=body).json()
+    assert again["cached"] is True and again["content"].startswith(first["content"])
+
+
+def test_a_warm_up_answers_at_once_and_reads_the_prompt(daemon):
+    body = infill_body(n_predict=0, t_max_predict_ms=1, samplers=[])
+    with daemon.http() as http:
+        warm = http.post("/infill", json=body).json()
+        assert warm["content"] == "" and warm["tokens_predicted"] == 0
+        assert warm["tokens_evaluated"] > 0
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:
+            if http.get("/health").json()["workload"]["windows_warmed"] >= 1:
+                break
+            time.sleep(0.2)
+        answer = http.post("/infill", json=body | {"n_predict": 16}).json()
+    assert answer["tokens_cached"] >= warm["tokens_evaluated"] - 1

@@ -30,6 +30,7 @@ from daemon.protocol import (
     ErrorCode,
     ErrorEvent,
     StageEvent,
+    StartEvent,
     Timings,
     TokenEvent,
 )
@@ -165,6 +166,15 @@ async def test_the_answers_carry_the_fields_their_clients_read():
     assert "usage" not in completions_body(answer, "m", "cmpl-1", "x", None)
 
 
+def started(route: str) -> StartEvent:
+    return StartEvent(request_id="r", language="python", prompt_format="plain", route=route)  # type: ignore[arg-type]
+
+
+async def test_a_deep_answers_placeholder_skeleton_is_never_its_first_line():
+    _, answer = await pieces([started("deep"), stage("skeleton", "..."), done()])
+    assert answer.line is None
+
+
 async def gated(events: list[Any], gate: asyncio.Event, at: int):
     """The events, holding back those from index ``at`` until ``gate`` opens."""
     for index, event in enumerate(events):
@@ -177,6 +187,7 @@ async def test_a_client_time_limit_cuts_after_the_first_line_and_the_answer_goes
     gate, background = asyncio.Event(), BackgroundTasks()
     answer = Answer()
     events = [
+        started("fast"),
         TokenEvent(text="return x"),
         TokenEvent(text="\n"),
         stage("skeleton", "return x"),
@@ -184,7 +195,7 @@ async def test_a_client_time_limit_cuts_after_the_first_line_and_the_answer_goes
         stage("final", "return x\nreturn y"),
         done(),
     ]
-    stream = verified_pieces(gated(events, gate, 3), answer)
+    stream = verified_pieces(gated(events, gate, 4), answer)
     await answered_in_time(stream, answer, 1, background)
     assert answer.cut_at is not None and answer.text == "return x"
     body = infill_body(answer, answer.text)
@@ -198,8 +209,14 @@ async def test_a_client_time_limit_cuts_after_the_first_line_and_the_answer_goes
 async def test_no_cut_before_the_first_line_is_complete_nor_without_a_limit():
     gate, background = asyncio.Event(), BackgroundTasks()
     answer = Answer()
-    events = [TokenEvent(text="return"), stage("skeleton", "return x"), stage("final", "x"), done()]
-    stream = verified_pieces(gated(events, gate, 1), answer)
+    events = [
+        started("fast"),
+        TokenEvent(text="return"),
+        stage("skeleton", "return x"),
+        stage("final", "x"),
+        done(),
+    ]
+    stream = verified_pieces(gated(events, gate, 2), answer)
     waiting = asyncio.ensure_future(answered_in_time(stream, answer, 1, background))
     await asyncio.sleep(0.05)
     assert not waiting.done()  # a token, but no line yet
