@@ -377,4 +377,7 @@ class Health(BaseModel):
     cache_status: str = Field("ok", description="'ok', or why results are not being stored.")
     engine: dict[str, Any]
     workload: dict[str, int | float | str | None] = Field(default_factory=dict)
+    workspace: str | None = Field(
+        None, description="The folder whose profile drop-in requests without one are given."
+    )
     pid: int

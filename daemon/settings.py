@@ -214,6 +214,12 @@ class Settings(BaseSettings):
     prefetch: bool = Field(
         True, description="After an answer is accepted, prepare the next one while idle."
     )
+    workspace: Path | None = Field(
+        None,
+        description="A folder whose workspace profile (kept fresh by watchdog) is given to "
+        "drop-in requests that bring none (llama.vim, OpenAI's clients) and whose files lie "
+        "in it. Only this folder is read, never a path a request names.",
+    )
     temperature: float = Field(0.0, ge=0.0, le=2.0, description="Sampling temperature.")
     postprocess: bool = Field(
         True,

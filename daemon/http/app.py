@@ -142,6 +142,7 @@ def create_app(daemon: Daemon, tokens: TokenStore | None = None) -> FastAPI:
                 "kv_tokens_restored": engine.states.stats.tokens_restored,
             },
             engine=engine.report(),
+            workspace=str(daemon.workspace.root) if daemon.workspace is not None else None,
             pid=os.getpid(),
         )
 
@@ -216,6 +217,13 @@ def create_app(daemon: Daemon, tokens: TokenStore | None = None) -> FastAPI:
         watched = observed(events, record, runtime.metrics)
         return answer, verified_pieces(watched, answer)
 
+    async def in_workspace(req: CompleteRequest, names: list[str]) -> CompleteRequest:
+        """A drop-in request with the operator's workspace profile, when it has none and the
+        files it names lie in that folder (``served_workspace``)."""
+        if daemon.workspace is None:
+            return req
+        return await daemon.workspace.profiled(req, names)
+
     def sse_stream(
         pieces: AsyncGenerator[str, None],
         answer: Answer,
@@ -263,8 +271,11 @@ def create_app(daemon: Daemon, tokens: TokenStore | None = None) -> FastAPI:
             tokens = await daemon.completions.warm(infill_complete(wire[0]), user)
             return JSONResponse(warm_up_body(tokens))
 
+        names = [chunk.filename for chunk in wire[0].input_extra if chunk.filename]
+        complete = await in_workspace(infill_complete(wire[0]), names)
+
         def parse(body: bytes) -> tuple[CompleteRequest, list[str]]:
-            return infill_complete(wire[0]), []
+            return complete, []
 
         answer, pieces = await drop_in(request, user, parse, body)
         if wire[0].stream:
@@ -284,14 +295,14 @@ def create_app(daemon: Daemon, tokens: TokenStore | None = None) -> FastAPI:
     async def completions(request: Request, user: str = Depends(authenticate)) -> Response:
         """OpenAI's completions API (``suffix`` for fill-in-the-middle), for Continue and the
         ``openai`` package."""
-        wire: list[CompletionsRequest] = []
+        body = await read_body(request, settings.max_request_bytes)
+        req = parse_request(body, CompletionsRequest)
+        complete = await in_workspace(completions_complete(req), [])
 
         def parse(body: bytes) -> tuple[CompleteRequest, list[str]]:
-            wire.append(parse_request(body, CompletionsRequest))
-            return completions_complete(wire[0]), wire[0].stops()
+            return complete, req.stops()
 
-        answer, pieces = await drop_in(request, user, parse)
-        req = wire[0]
+        answer, pieces = await drop_in(request, user, parse, body)
         answer_id, model = completion_id(), req.model or runtime.model.facts.name
         if req.stream:
             return sse_stream(

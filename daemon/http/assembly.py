@@ -15,6 +15,7 @@ from daemon.engine.remote.engine import RemoteEngine
 from daemon.engine.remote.pool import BackendPool
 from daemon.engine.scheduler import Scheduler
 from daemon.engine.worker import Engine
+from daemon.http.served_workspace import ServedWorkspace
 from daemon.observe.metrics import MetricsRecorder
 from daemon.pipeline.flights import FlightTable
 from daemon.pipeline.runtime import Runtime
@@ -34,9 +35,12 @@ class Daemon:
     repairs: RepairPipeline
     prefetcher: Prefetcher
     tasks: BackgroundTasks
+    workspace: ServedWorkspace | None = None  # the folder the operator named, if any
 
     def close(self) -> None:
         """Stop the engine, then close the cache, the metrics and the model."""
+        if self.workspace is not None:
+            self.workspace.stop()
         self.tasks.cancel_all()
         self.completions.warmer.cancel_all()
         runtime = self.runtime
@@ -57,7 +61,11 @@ def wire(settings: Settings, runtime: Runtime) -> Daemon:
     if settings.prefetch:
         completions.on_accepted = prefetcher.accepted
     repairs = RepairPipeline(runtime, settings, flights=flights)
-    return Daemon(settings, runtime, completions, repairs, prefetcher, tasks)
+    workspace = None
+    if settings.workspace is not None:
+        workspace = ServedWorkspace(settings.workspace)
+        workspace.start()
+    return Daemon(settings, runtime, completions, repairs, prefetcher, tasks, workspace)
 
 
 def build_daemon(settings: Settings) -> Daemon:
