@@ -269,13 +269,13 @@ def create_app(daemon: Daemon, tokens: TokenStore | None = None) -> FastAPI:
             # A warm-up (llama.vim sends them with its chunks of other files): the prompt is
             # read in the background, the answer is at once.
             tokens = await daemon.completions.warm(infill_complete(wire[0]), user)
-            return JSONResponse(warm_up_body(tokens))
+            return JSONResponse(wire[0].shaped(warm_up_body(tokens)))
 
         names = [chunk.filename for chunk in wire[0].input_extra if chunk.filename]
         complete = await in_workspace(infill_complete(wire[0]), names)
 
         def parse(body: bytes) -> tuple[CompleteRequest, list[str]]:
-            return complete, []
+            return complete, wire[0].stops()
 
         answer, pieces = await drop_in(request, user, parse, body)
         if wire[0].stream:
@@ -286,10 +286,11 @@ def create_app(daemon: Daemon, tokens: TokenStore | None = None) -> FastAPI:
                 lambda: [infill_body(answer, "")],
             )
         await answered_in_time(pieces, answer, wire[0].t_max_predict_ms, finishing)
+        shaped = wire[0].shaped
         if wire[0].n_cmpl > 1:  # as llama.cpp's server answers several: a list of answers
             texts = choices(answer, wire[0].n_cmpl)
-            return whole_answer(answer, lambda: [infill_body(answer, text) for text in texts])
-        return whole_answer(answer, lambda: infill_body(answer, answer.text))
+            return whole_answer(answer, lambda: [shaped(infill_body(answer, t)) for t in texts])
+        return whole_answer(answer, lambda: shaped(infill_body(answer, answer.text)))
 
     @app.post("/v1/completions")
     async def completions(request: Request, user: str = Depends(authenticate)) -> Response:

@@ -56,6 +56,9 @@ from daemon.protocol import (
 from daemon.tasks import BackgroundTasks
 
 SSE = "text/event-stream"
+# Stop sequences a request may send (OpenAI's limit).
+MAX_STOPS = 4
+_MISSING = object()
 # How often the wait for a client's time limit looks at the answer (seconds).
 _WATCH_S = 0.01
 # llama.cpp server's ``stop_type`` for the daemon's finish reasons: the model's end or a stop
@@ -95,6 +98,15 @@ class InfillRequest(BaseModel):
         le=MAX_CANDIDATES,
         description="Completions wanted: more than one answers with a list of answers.",
     )
+    stop: list[str] = Field(
+        default_factory=list, max_length=MAX_STOPS, description="Stop sequences."
+    )
+    response_fields: list[str] | None = Field(
+        None,
+        max_length=64,
+        description="Only these fields in the answer, a nested one named by its path "
+        "(``timings/prompt_ms``), as llama.cpp's server answers.",
+    )
     temperature: float | None = None
     top_k: int | None = None
     top_p: float | None = None
@@ -104,6 +116,23 @@ class InfillRequest(BaseModel):
     def document(self) -> tuple[str, str]:
         """The document's text before the cursor, and after it."""
         return self.input_prefix + self.prompt, self.input_suffix
+
+    def stops(self) -> list[str]:
+        return [s for s in self.stop if s]
+
+    def shaped(self, body: dict[str, Any]) -> dict[str, Any]:
+        """``body`` as the client asked for it: with ``response_fields``, those fields only,
+        each under its path."""
+        if self.response_fields is None:
+            return body
+        picked: dict[str, Any] = {}
+        for path in self.response_fields:
+            value: Any = body
+            for part in path.split("/"):
+                value = value.get(part, _MISSING) if isinstance(value, dict) else _MISSING
+            if value is not _MISSING:
+                picked[path] = value
+        return picked
 
     def snippets(self) -> list[ContextSnippet]:
         """``input_extra`` as repository context (chunks with neither a file name nor text
@@ -142,8 +171,8 @@ class CompletionsRequest(BaseModel):
         if self.stop is None:
             return []
         stops = [self.stop] if isinstance(self.stop, str) else self.stop
-        if len(stops) > 4:
-            raise InvalidRequest("stop: at most 4 sequences")
+        if len(stops) > MAX_STOPS:
+            raise InvalidRequest(f"stop: at most {MAX_STOPS} sequences")
         return [s for s in stops if s]
 
 
@@ -211,6 +240,7 @@ class Answer:
     first_token_at: float | None = None  # when the model's first token came
     tokens_seen: int = 0  # the model's pieces so far
     route: str | None = None  # the path the pipeline chose ("fast" or "deep")
+    prompt_tokens: int = 0  # the prompt's tokens, as the answer's start gave them
     line: str | None = None  # the first line fitted to the gap (the skeleton), once known
     cut_at: float | None = None  # when the client's time limit ended the answer
 
@@ -243,7 +273,7 @@ async def verified_pieces(
             if answer.first_token_at is None:
                 answer.first_token_at = time.perf_counter()
         elif isinstance(event, StartEvent):
-            answer.route = event.route
+            answer.route, answer.prompt_tokens = event.route, event.prompt_tokens
         elif isinstance(event, StageEvent) and event.stage == "skeleton" and answer.route == "fast":
             answer.line = event.text  # (a deep answer's skeleton is a placeholder body)
         if isinstance(event, StageEvent) and event.ok and event.stage in ("logic", "final"):
@@ -358,22 +388,29 @@ def _cut_body(answer: Answer, content: str, cut_at: float) -> dict[str, Any]:
         "tokens_predicted": answer.tokens_seen,
         "truncated": False,
         "cached": False,
+        # Up to the cut, the prompt's tokens (how many the model found read already is known
+        # only at the answer's end) and the tokens generated so far.
         "timings": _timings(
-            None, prompt_ms, answer.tokens_seen, predicted_ms, (cut_at - answer.started) * 1000
+            answer.prompt_tokens,
+            prompt_ms,
+            answer.tokens_seen,
+            predicted_ms,
+            (cut_at - answer.started) * 1000,
         ),
     }
 
 
 def _timings(
-    prompt_n: int | None, prompt_ms: float, predicted_n: int, predicted_ms: float, total_ms: float
+    prompt_n: int, prompt_ms: float, predicted_n: int, predicted_ms: float, total_ms: float
 ) -> dict[str, Any]:
-    found: dict[str, Any] = {"prompt_ms": prompt_ms}
-    if prompt_n is not None:
-        found["prompt_n"] = prompt_n
     return {
-        **found,
+        "prompt_n": prompt_n,
+        "prompt_ms": prompt_ms,
+        "prompt_per_token_ms": prompt_ms / prompt_n if prompt_n else 0.0,
+        "prompt_per_second": prompt_n / prompt_ms * 1000 if prompt_ms else 0.0,
         "predicted_n": predicted_n,
         "predicted_ms": predicted_ms,
+        "predicted_per_token_ms": predicted_ms / predicted_n if predicted_n else 0.0,
         "predicted_per_second": predicted_n / predicted_ms * 1000 if predicted_ms else 0.0,
         "total_ms": total_ms,
     }

@@ -246,3 +246,18 @@ async def test_several_answers_are_the_answer_then_its_alternatives_that_passed_
         (0, "0", "length"),
         (1, "1  # one", "stop"),
     ]
+
+
+async def test_response_fields_pick_fields_by_their_path_as_llama_cpp_does():
+    _, answer = await pieces([stage("final", "x"), done(tokens=4)])
+    req = InfillRequest(
+        response_fields=["content", "timings/prompt_n", "timings/nothing", "tokens_cached"],
+        stop=["\n\n", ""],
+    )
+    assert req.shaped(infill_body(answer, "x")) == {
+        "content": "x",
+        "timings/prompt_n": 20,
+        "tokens_cached": 30,
+    }
+    assert InfillRequest().shaped({"a": {"b": 1}}) == {"a": {"b": 1}}
+    assert req.stops() == ["\n\n"]
