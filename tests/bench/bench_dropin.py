@@ -6,7 +6,15 @@ it) and ``/v1/completions`` (OpenAI's, as the ``openai`` package sends it, with 
 in turn, over one keep-alive connection each. Every answer must be a cache hit. It prints the
 medians and p90 of the client-side latency and each protocol's ratio to ``/v1/complete``.
 The target: within 1.5x.
-Run: .venv/bin/python tests/bench/bench_dropin.py [--rounds 300]
+
+Then llama.vim's requests, on the ``newline`` cases of the real-code set (a new line at the end
+of a block in an installed package's module; each document read cold, as an editor opens it):
+its first request (250 ms for the generation), whether it shows a suggestion and whether that
+suggestion's first line is what ``/v1/complete`` shows first, its speculative request (at the
+place after the shown text) and the same request again, as times and ratios to the first; and
+a warm-up (``n_predict`` 0): its own time, and the next request's prompt time against a cold
+document's.
+Run: .venv/bin/python tests/bench/bench_dropin.py [--rounds 300] [--llama-vim 10]
 """
 
 from __future__ import annotations
@@ -77,9 +85,113 @@ def timed(ask: Callable[[httpx.Client], bool], http: httpx.Client) -> float:
     return elapsed
 
 
+# llama.vim's request: its defaults (n_predict 128, 250 ms for a first request, 1000 after).
+VIM_FIELDS = ["content", "timings/prompt_n", "timings/prompt_ms", "timings/predicted_ms"]
+
+
+def vim_body(before: str, typed: str, after: str, first: bool) -> dict[str, object]:
+    return {
+        "input_prefix": before,
+        "prompt": typed,
+        "input_suffix": after,
+        "input_extra": [],
+        "n_predict": 128,
+        "t_max_prompt_ms": 500,
+        "t_max_predict_ms": 250 if first else 1000,
+        "samplers": ["top_k", "top_p", "infill"],
+        "stream": False,
+        "cache_prompt": True,
+        "response_fields": VIM_FIELDS,
+    }
+
+
+def ask_vim(http: httpx.Client, body: dict[str, object]) -> tuple[float, dict[str, object]]:
+    started = time.perf_counter()
+    answer = http.post("/infill", json=body).json()
+    return (time.perf_counter() - started) * 1000, answer
+
+
+def shown_first(http: httpx.Client, before: str, typed: str, after: str) -> str:
+    """What ``/v1/complete`` shows first for the same document: its skeleton stage."""
+    text = before + typed + after
+    body = {"text": text, "line": before.count("\n"), "column": len(typed), "cache": False}
+    with http.stream("POST", "/v1/complete", json=body) as response:
+        for line in response.iter_lines():
+            event = json.loads(line) if line.strip() else {}
+            if event.get("stage") == "skeleton":
+                return str(event["text"])
+    return ""
+
+
+def llama_vim(http: httpx.Client, count: int) -> None:
+    from tests.bench.realcode.cases import document, load
+
+    cases = [c for c in load() if c.kind == "newline"][:count]
+    rows = []
+    for case in cases:
+        doc = document(case)
+        lines = doc.text.split("\n")
+        before = "\n".join(lines[max(0, case.line - 256) : case.line]) + "\n"
+        typed = lines[case.line]
+        after = "\n" + "\n".join(lines[case.line + 1 : case.line + 65])
+        first_ms, first = ask_vim(http, vim_body(before, typed, after, True))
+        content = str(first.get("content", ""))
+        head = content.split("\n", 1)[0]
+        speculative_ms, _ = ask_vim(http, vim_body(before, typed + head, after, False))
+        again_ms, _ = ask_vim(http, vim_body(before, typed, after, True))
+        complete_first = shown_first(http, before, typed, after)
+        rows.append(
+            (first_ms, bool(head.strip()), head == complete_first, speculative_ms, again_ms)
+        )
+    shown = sum(r[1] for r in rows)
+    same = sum(r[2] for r in rows)
+    first_p50 = statistics.median(r[0] for r in rows)
+    print(f"\nllama.vim's requests, {len(rows)} documents read cold (real-code newline cases)")
+    print(
+        f"  first request (250 ms)  p50 {first_p50:7.1f} ms  suggestion shown {shown}/{len(rows)}"
+    )
+    print(f"  first line as /v1/complete shows it first: {same}/{len(rows)}")
+    for label, index in (("speculative request", 3), ("the same again", 4)):
+        p50 = statistics.median(r[index] for r in rows)
+        ratio = statistics.median(r[0] / max(r[index], 0.001) for r in rows)
+        print(f"  {label:<22}  p50 {p50:7.1f} ms  {ratio:6.1f}x faster than the first (median)")
+    warm_up(http, cases)
+
+
+def warm_up(http: httpx.Client, cases: list) -> None:
+    """A warm-up's own time, and the prompt time of the request after it against a document
+    read cold (the same document with another first line)."""
+    from tests.bench.realcode.cases import document
+
+    warm_ms, warmed_prompt, cold_prompt = [], [], []
+    for index, case in enumerate(cases):
+        doc = document(case)
+        lines = doc.text.split("\n")
+        for marked, ms_list in (
+            (f"# warm {index}", warmed_prompt),
+            (f"# cold {index}", cold_prompt),
+        ):
+            before = marked + "\n" + "\n".join(lines[max(0, case.line - 256) : case.line]) + "\n"
+            after = "\n" + "\n".join(lines[case.line + 1 : case.line + 65])
+            typed = lines[case.line]
+            if ms_list is warmed_prompt:
+                body = vim_body(before, typed, after, False) | {"n_predict": 0}
+                elapsed, _ = ask_vim(http, body)
+                warm_ms.append(elapsed)
+                time.sleep(15)  # the prompt is read in the background meanwhile
+            _, answer = ask_vim(http, vim_body(before, typed, after, False))
+            ms_list.append(float(answer.get("timings/prompt_ms", 0.0)))
+    print(
+        f"  a warm-up answers in p50 {statistics.median(warm_ms):6.1f} ms; the request after it "
+        f"reads its prompt in p50 {statistics.median(warmed_prompt):7.1f} ms, a cold one in "
+        f"{statistics.median(cold_prompt):7.1f} ms"
+    )
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--rounds", type=int, default=300)
+    parser.add_argument("--llama-vim", type=int, default=10, help="documents (0: none)")
     args = parser.parse_args()
     work = Path(tempfile.mkdtemp(prefix="assist-bench-dropin-"))
     settings = load_settings(
@@ -104,21 +216,23 @@ def main() -> int:
         asked = len(asks) * (10 + args.rounds)
         if session_hits(clients["/v1/complete"]) - hits != asked:
             raise SystemExit("not every answer was a cache hit")
+        base = statistics.median(times["/v1/complete"])
+        print(f"bench_dropin: a cache hit through each protocol, {args.rounds} rounds in turn")
+        for name, values in times.items():
+            ordered = sorted(values)
+            p90 = ordered[int(0.9 * (len(ordered) - 1))]
+            median = statistics.median(values)
+            print(
+                f"  {name:<17} median {median:6.2f} ms   p90 {p90:6.2f} ms   "
+                f"{median / base:4.2f}x of /v1/complete"
+            )
+        if args.llama_vim:
+            llama_vim(clients["/infill"], args.llama_vim)
         for client in clients.values():
             client.close()
     finally:
         process.terminate()
         process.wait(timeout=60)
-    base = statistics.median(times["/v1/complete"])
-    print(f"bench_dropin: a cache hit through each protocol, {args.rounds} rounds in turn")
-    for name, values in times.items():
-        ordered = sorted(values)
-        p90 = ordered[int(0.9 * (len(ordered) - 1))]
-        median = statistics.median(values)
-        print(
-            f"  {name:<17} median {median:6.2f} ms   p90 {p90:6.2f} ms   "
-            f"{median / base:4.2f}x of /v1/complete"
-        )
     return 0
 
 
