@@ -264,6 +264,8 @@ class CompletionPipeline:
         params = {
             "route": route.kind,
             "max_tokens": route.max_tokens,
+            # A client's own token budget lifts the fast path's line limit (``_fast``).
+            "client_budget": req.max_tokens is not None,
             "temperature": settings.temperature,
             "stops": list(stops),
             "errors_share": settings.errors_share if route.kind == "deep" else None,

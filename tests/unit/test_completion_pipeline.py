@@ -586,3 +586,14 @@ async def test_an_errors_pass_that_writes_a_placeholder_is_not_offered():
     offered = next(e for e in events if isinstance(e, StageEvent) and e.stage == "errors")
     assert not offered.ok and "placeholder" in (offered.reason or "")
     assert events[-1].verified and events[-1].text == "return a + b\n"
+
+
+async def test_a_clients_token_budget_is_part_of_the_key():
+    # With a budget of its own the answer is not cut to the fast path's lines: a request that
+    # sends the default budget is not the same request as one that sends none.
+    backend = ScriptedBackend(in_turn("total", "total"))
+    completions = pipeline(backend)
+    route_tokens = SETTINGS.fast_max_tokens
+    await collect(await completions.start(request(), "alice"))
+    await collect(await completions.start(request(max_tokens=route_tokens), "alice"))
+    assert len(backend.runs) == 2 and len(backend.cache) == 2
