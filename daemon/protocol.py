@@ -222,6 +222,9 @@ class TokenEvent(BaseModel):
     text: str
     stage: str | None = None
     candidate: int | None = None
+    prompt_reused: int | None = Field(
+        None, description="On a job's first token: the prompt tokens whose KV state it reused."
+    )
 
 
 StageName = Literal["skeleton", "logic", "errors", "final"]

@@ -564,14 +564,14 @@ class CompletionPipeline:
             text += event.text
             yield event
             head = text.lstrip("\n") if postprocess and shape.on_empty_line else text
-            if skeleton is None and "\n" in head:
-                skeleton = self._first_line(c, head, shape)
+            if skeleton is None and (line := first_written_line(head)) is not None:
+                skeleton = self._first_line(c, line, shape)
                 yield c.stage("skeleton", skeleton)
         result = relay.result
         answer = result.text
         if skeleton is None:
             head = answer.lstrip("\n") if postprocess and shape.on_empty_line else answer
-            skeleton = self._first_line(c, head, shape)
+            skeleton = self._first_line(c, first_written_line(head + "\n") or "", shape)
             yield c.stage("skeleton", skeleton)
         fit: Callable[[str, Cursor, str | None, Shape], Trimmed] = _as_written
         if postprocess:
@@ -718,12 +718,12 @@ class CompletionPipeline:
         done.alternatives = [] if withheld else answer.listed()
         yield done
 
-    def _first_line(self, c: Completion, text: str, shape: Shape) -> str:
-        """The skeleton: the answer's first line (trimmed to the gap, without verification)."""
-        first = text.split("\n", 1)[0]
+    def _first_line(self, c: Completion, line: str, shape: Shape) -> str:
+        """The skeleton: the answer's first written line (trimmed to the gap, without
+        verification)."""
         if not self.settings.postprocess:
-            return first
-        return trim_to_gap(first, c.cursor, c.language, shape, verify=False).text
+            return line
+        return trim_to_gap(line, c.cursor, c.language, shape, verify=False).text
 
     def _inserted(self, c: Completion, written: str) -> str:
         """What to insert at the cursor for the text the model wrote on the deep path."""
@@ -983,3 +983,15 @@ def _done(
         verified=verified,
         cache_match=cache_match,
     )
+
+
+def first_written_line(text: str) -> str | None:
+    """``text`` up to the end of its first line with something on it (the line breaks and blank
+    lines before it included: where the cursor's line ends, the answer starts on the next), or
+    None while that line is not complete."""
+    start = 0
+    while (end := text.find("\n", start)) >= 0:
+        if text[start:end].strip():
+            return text[:end]
+        start = end + 1
+    return None

@@ -265,14 +265,16 @@ def create_app(daemon: Daemon, tokens: TokenStore | None = None) -> FastAPI:
         """llama.cpp server's fill-in-the-middle endpoint, for llama.vim and llama.vscode."""
         body = await read_body(request, settings.max_request_bytes)
         wire = [parse_request(body, InfillRequest)]
-        if wire[0].n_predict == 0:
-            # A warm-up (llama.vim sends them with its chunks of other files): the prompt is
-            # read in the background, the answer is at once.
-            tokens = await daemon.completions.warm(infill_complete(wire[0]), user)
-            return JSONResponse(wire[0].shaped(warm_up_body(tokens)))
-
         names = [chunk.filename for chunk in wire[0].input_extra if chunk.filename]
         complete = await in_workspace(infill_complete(wire[0]), names)
+        if wire[0].n_predict == 0:
+            # A warm-up: the prompt is read in the background, the answer is at once. One
+            # without a document (llama.vim's ring buffer of chunks of other files) reads the
+            # chunks as the deep path lays them out, the prefix of the prompts that show them.
+            if not complete.text and complete.context:
+                complete = complete.model_copy(update={"mode": "deep"})
+            tokens = await daemon.completions.warm(complete, user)
+            return JSONResponse(wire[0].shaped(warm_up_body(tokens)))
 
         def parse(body: bytes) -> tuple[CompleteRequest, list[str]]:
             return complete, wire[0].stops()

@@ -241,6 +241,7 @@ class Answer:
     tokens_seen: int = 0  # the model's pieces so far
     route: str | None = None  # the path the pipeline chose ("fast" or "deep")
     prompt_tokens: int = 0  # the prompt's tokens, as the answer's start gave them
+    reused_tokens: int = 0  # of those, the ones the model found read already (its first token)
     line: str | None = None  # the first line fitted to the gap (the skeleton), once known
     cut_at: float | None = None  # when the client's time limit ended the answer
 
@@ -270,6 +271,8 @@ async def verified_pieces(
     async for event in events:
         if isinstance(event, TokenEvent):
             answer.tokens_seen += 1
+            if event.prompt_reused is not None:
+                answer.reused_tokens = event.prompt_reused
             if answer.first_token_at is None:
                 answer.first_token_at = time.perf_counter()
         elif isinstance(event, StartEvent):
@@ -386,12 +389,13 @@ def _cut_body(answer: Answer, content: str, cut_at: float) -> dict[str, Any]:
         "stop_type": "limit",
         "model": "assist",
         "tokens_predicted": answer.tokens_seen,
+        "tokens_evaluated": answer.prompt_tokens,
+        "tokens_cached": answer.reused_tokens,
         "truncated": False,
         "cached": False,
-        # Up to the cut, the prompt's tokens (how many the model found read already is known
-        # only at the answer's end) and the tokens generated so far.
+        # Up to the cut: the prompt's tokens read and the tokens generated so far.
         "timings": _timings(
-            answer.prompt_tokens,
+            max(0, answer.prompt_tokens - answer.reused_tokens),
             prompt_ms,
             answer.tokens_seen,
             predicted_ms,

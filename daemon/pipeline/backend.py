@@ -16,7 +16,7 @@ from collections.abc import AsyncIterator, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from daemon.engine.jobs import Budget, Continuation, Until
+from daemon.engine.jobs import Budget, Continuation, PromptEvaluated, Until
 from daemon.engine.scheduler import Admission, Priority
 from daemon.engine.speed import Speed
 from daemon.errors import EngineFailed
@@ -116,11 +116,15 @@ class Scored:
 class Relay:
     """Iterate to get an engine job's text as token events; then ``result`` holds its end.
 
-    ``chunks`` yields the job's text as it arrives, then one ``JobResult``; closing the relay
-    early (the client went away) cancels the job."""
+    ``chunks`` yields the job's text as it arrives (and, before it, how much of the prompt the
+    model found read already), then one ``JobResult``; closing the relay early (the client went
+    away) cancels the job."""
 
     def __init__(
-        self, chunks: AsyncIterator[str | JobResult], stage: str, candidate: int | None
+        self,
+        chunks: AsyncIterator[str | PromptEvaluated | JobResult],
+        stage: str,
+        candidate: int | None,
     ) -> None:
         self._chunks = chunks
         self._stage = stage
@@ -128,11 +132,18 @@ class Relay:
         self._result: JobResult | None = None
 
     async def __aiter__(self) -> AsyncIterator[TokenEvent]:
+        reused: int | None = None
         async for item in self._chunks:
             if isinstance(item, JobResult):
                 self._result = item
                 return
-            yield TokenEvent(text=item, stage=self._stage, candidate=self._candidate)
+            if isinstance(item, PromptEvaluated):
+                reused = item.reused_tokens
+                continue
+            yield TokenEvent(
+                text=item, stage=self._stage, candidate=self._candidate, prompt_reused=reused
+            )
+            reused = None
 
     @property
     def result(self) -> JobResult:

@@ -80,9 +80,10 @@ class Runtime:
         admission: Admission,
         stops: Sequence[str],
         until: Until | None,
-    ) -> AsyncIterator[str | JobResult]:
-        """Text as it arrives (tokens that piled up while the consumer was busy come as one
-        string), then one JobResult. Closing early withdraws the job before its next token."""
+    ) -> AsyncIterator[str | PromptEvaluated | JobResult]:
+        """How much of the prompt the model found read already, then text as it arrives (tokens
+        that piled up while the consumer was busy come as one string), then one JobResult.
+        Closing early withdraws the job before its next token."""
         events, sink = _event_queue()
         job = self.engine.submit(
             tokens, budget, sink=sink, stop_strings=stops, until=until, admission=admission
@@ -95,6 +96,7 @@ class Runtime:
                 event = held.pop() if held else await _next_event(events, budget.deadline)
                 if isinstance(event, PromptEvaluated):
                     reused = event.reused_tokens
+                    yield event
                 elif isinstance(event, TokenText):
                     text = event.text
                     while not events.empty():

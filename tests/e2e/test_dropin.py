@@ -257,3 +257,28 @@ def test_a_warm_up_answers_at_once_and_reads_the_prompt(daemon):
             time.sleep(0.2)
         answer = http.post("/infill", json=body | {"n_predict": 16}).json()
     assert answer["tokens_cached"] >= warm["tokens_evaluated"] - 1
+
+
+def test_a_warm_up_of_chunks_alone_reads_them(daemon):
+    # llama.vim's ring buffer: no document, chunks of other files. They are read as the prompts
+    # that show them begin (the deep path's layout).
+    chunk = fresh("".join(f"def helper_{i}(value):\n    return value * {i}\n\n" for i in range(20)))
+    body = infill_body(
+        input_prefix="",
+        prompt="",
+        input_suffix="",
+        input_extra=[{"filename": "helpers.py", "text": chunk}],
+        n_predict=0,
+        t_max_predict_ms=1,
+        samplers=[],
+    )
+    with daemon.http() as http:
+        warmed = http.get("/health").json()["workload"]["windows_warmed"]
+        warm = http.post("/infill", json=body).json()
+        assert warm["content"] == "" and warm["tokens_evaluated"] > 200
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:
+            if http.get("/health").json()["workload"]["windows_warmed"] > warmed:
+                break
+            time.sleep(0.2)
+        assert http.get("/health").json()["workload"]["windows_warmed"] > warmed

@@ -219,8 +219,13 @@ def test_health_reports_model_backend_and_cache(daemon):
 AREA = "def area(width, height):\n    return "
 
 
+# A place with more than one likely answer (where the model is sure, as after ``return`` in
+# ``area``, no other first token is likely enough to be worth decoding).
+OPEN_CHOICE = "def total(rows):\n    s = 0\n    for i in range("
+
+
 def test_a_fast_completion_lists_its_other_candidates_and_the_cache_keeps_them(daemon):
-    body = complete_body(unique(AREA), language="python")
+    body = complete_body(unique(OPEN_CHOICE), language="python")
     with daemon.http() as http:
         first = post_events(http, body)[-1]
         again = post_events(http, body)[-1]

@@ -292,7 +292,13 @@ def test_requests_beyond_every_backends_limit_and_the_queue_get_429(all_up, tmp_
 
 
 def test_a_daemon_whose_backends_do_not_answer_says_so_and_exits(tmp_path):
-    nobody = f"http://127.0.0.1:{free_port()}"
+    # Two free ports asked for one after the other may be the same: the daemon must not be
+    # its own silent backend.
+    backend_port = free_port()
+    port = free_port()
+    while port == backend_port:
+        port = free_port()
+    nobody = f"http://127.0.0.1:{backend_port}"
     result = subprocess.run(
         [
             sys.executable,
@@ -301,7 +307,7 @@ def test_a_daemon_whose_backends_do_not_answer_says_so_and_exits(tmp_path):
             "daemon.cli",
             "serve",
             "--port",
-            str(free_port()),
+            str(port),
             "--model",
             MODEL,
             "--backend",

@@ -597,3 +597,13 @@ async def test_a_clients_token_budget_is_part_of_the_key():
     await collect(await completions.start(request(), "alice"))
     await collect(await completions.start(request(max_tokens=route_tokens), "alice"))
     assert len(backend.runs) == 2 and len(backend.cache) == 2
+
+
+async def test_where_the_cursors_line_ends_the_skeleton_is_the_first_line_below():
+    text = "import os\n\n\ndef sizes(root):\n    total = 0\n    for name in os.listdir(root):\n"
+    backend = ScriptedBackend(in_turn("\n        total += 1\n        print(name)\n"))
+    req = CompleteRequest(text=text, line=5, column=len(text.split("\n")[5]), profile=PYTHON)
+    events = await collect(await pipeline(backend).start(req, "alice"))
+    skeleton = next(e for e in events if isinstance(e, StageEvent) and e.stage == "skeleton")
+    assert skeleton.text == "\n        total += 1"
+    assert final_of(events).text.startswith(skeleton.text)

@@ -187,8 +187,10 @@ async def test_a_client_time_limit_cuts_after_the_first_line_and_the_answer_goes
     gate, background = asyncio.Event(), BackgroundTasks()
     answer = Answer()
     events = [
-        started("fast"),
-        TokenEvent(text="return x"),
+        StartEvent(
+            request_id="r", language="python", prompt_format="plain", route="fast", prompt_tokens=50
+        ),
+        TokenEvent(text="return x", prompt_reused=40),
         TokenEvent(text="\n"),
         stage("skeleton", "return x"),
         stage("logic", "return x\nreturn y"),
@@ -200,6 +202,8 @@ async def test_a_client_time_limit_cuts_after_the_first_line_and_the_answer_goes
     assert answer.cut_at is not None and answer.text == "return x"
     body = infill_body(answer, answer.text)
     assert body["stop_type"] == "limit" and body["timings"]["predicted_n"] == 2
+    assert body["tokens_evaluated"] == 50 and body["tokens_cached"] == 40
+    assert body["timings"]["prompt_n"] == 10
     assert answer.final is None and len(background) == 1  # still being read
     gate.set()
     await asyncio.wait_for(asyncio.gather(*background._tasks), 5)
