@@ -24,8 +24,9 @@ WARN, ERROR = 3, 4  # vim.log.levels
 
 BROKEN = "import json\n\n\ndef load(path)\n    return json.load(open(path))\n"
 TYPING = LOAD_CONFIG + "with open(path) as handle:\n        data = json.lo"
-# A statement the model finishes in several ways (0.5 * width * height, 1/2 * ..., ...).
-CYCLE = "def area(width, height):\n    return "
+# A call the model finishes in several ways (range(1, rows + 1), range(0, rows), ...); where
+# it is sure (after ``return`` in ``area``) no other first token is likely enough to decode.
+CYCLE = "def total(rows):\n    s = 0\n    for i in range("
 
 STAGE_MARK = re.compile(r"assist · (skeleton|logic|errors|final)( \d+ ms|: .+)")
 
