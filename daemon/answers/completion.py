@@ -72,7 +72,13 @@ from daemon.answers.patience import (
 )
 from daemon.answers.placeholder import is_placeholder, placeholder_tokens
 from daemon.answers.route import Route, decide_route
-from daemon.answers.typing_index import Typed, TypingIndex, Unfinished
+from daemon.answers.typing_index import (
+    Typed,
+    TypingIndex,
+    Unfinished,
+    Writing,
+    first_written_line,
+)
 from daemon.answers.warm import WindowWarmer
 from daemon.checks.formatting import format_code
 from daemon.checks.verify import Verdict, verify_insertion
@@ -200,12 +206,19 @@ class CompletionPipeline:
         self.unfinished = Unfinished()
 
     async def start(
-        self, req: CompleteRequest, user: str, priority: Priority = Priority.INTERACTIVE
+        self,
+        req: CompleteRequest,
+        user: str,
+        priority: Priority = Priority.INTERACTIVE,
+        *,
+        first_line: bool = False,
     ) -> AsyncGenerator[Any, None]:
         """Everything up to the stream: limits, route, prompt, cache (exact, then typed),
-        admission. Raises an ``AssistError`` to refuse; returns the stream of events."""
+        admission. Raises an ``AssistError`` to refuse; returns the stream of events. With
+        ``first_line`` (a client whose time limit takes a first line), a request typed on
+        from an answer still being written gets that answer's next line once it is written."""
         c = await self._prepare(req, user)
-        return await self._answer(c, priority)
+        return await self._answer(c, priority, first_line)
 
     async def warm(self, req: CompleteRequest, user: str) -> int:
         """Read the prompt a request at this place would have into the model, in the
@@ -306,7 +319,9 @@ class CompletionPipeline:
         )
         return c
 
-    async def _answer(self, c: Completion, priority: Priority) -> AsyncGenerator[Any, None]:
+    async def _answer(
+        self, c: Completion, priority: Priority, first_line: bool = False
+    ) -> AsyncGenerator[Any, None]:
         """The prepared request answered: from the cache (exact, then typed), else by a flight
         of its own or one in the air for the same key."""
         req, user = c.req, c.user
@@ -319,7 +334,7 @@ class CompletionPipeline:
                 hit = await self.backend.lookup(candidate)
                 if hit is not None:
                     return self._from_cache(replace(c, key=candidate), hit, "exact")
-            typed = await self._typed(c)
+            typed = await self._typed(c, first_line)
             if typed is not None:
                 result = CachedResult(typed.answer, typed.finish_reason, typed.tokens, c.language)
                 return self._from_cache(c, result, "typed")
@@ -333,15 +348,27 @@ class CompletionPipeline:
             document,
         )
 
-    async def _typed(self, c: Completion) -> Typed | None:
+    async def _typed(self, c: Completion, first_line: bool = False) -> Typed | None:
         """The rest of an answer whose first characters were typed since; where that answer is
-        still being written, once it is (within the request's deadline)."""
+        still being written, once it is (within the request's deadline), or with
+        ``first_line`` once its next line is written (that line, fitted to the first
+        answer's gap as its skeleton was, and not kept: the whole answer is, at its end)."""
         typed = self.typing.match(c.typing_key, c.prefix)
         behind = self.unfinished.behind(c.typing_key, c.prefix) if typed is None else None
         if behind is None:
             return typed
-        with contextlib.suppress(TimeoutError):
-            await asyncio.wait_for(behind.wait(), c.route.deadline_ms / 1000)
+        deadline = time.perf_counter() + c.route.deadline_ms / 1000
+        while not behind.ended.is_set():
+            seen = behind.text
+            line = behind.next_line(c.prefix) if first_line else None
+            if line:
+                self.typing.count_hit()
+                return Typed(len(c.prefix), "", line, "length", 0)
+            left = deadline - time.perf_counter()
+            if left <= 0:
+                break
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(behind.changed(seen), left)
         return self.typing.match(c.typing_key, c.prefix)
 
     # -- feedback --------------------------------------------------------------------------
@@ -527,9 +554,9 @@ class CompletionPipeline:
     async def _stream(self, c: Completion, admission: Admission) -> AsyncGenerator[Any, None]:
         yield c.start_event()
         try:
-            with self.unfinished.writing(c.typing_key, c.prefix):
+            with self.unfinished.writing(c.typing_key, c.prefix) as writing:
                 if c.route.kind == "fast":
-                    async for event in self._fast(c, admission):
+                    async for event in self._fast(c, admission, writing):
                         yield event
                 else:
                     async for event in self._deep(c, admission):
@@ -540,7 +567,9 @@ class CompletionPipeline:
             if c.whole_window is not None:
                 self.warmer.warm((c.user, c.req.path or c.key), c.whole_window, c.user)
 
-    async def _fast(self, c: Completion, admission: Admission) -> AsyncGenerator[Any, None]:
+    async def _fast(
+        self, c: Completion, admission: Admission, writing: Writing | None = None
+    ) -> AsyncGenerator[Any, None]:
         deadline = c.received + c.route.deadline_ms / 1000
         wanted = c.req.candidates or 1
         limits = budget(
@@ -557,11 +586,15 @@ class CompletionPipeline:
         until = self._fast_until(c, shape)
         text = ""
         skeleton: str | None = None
+        if writing is not None:
+            writing.fit = lambda written: self._first_line(c, written, shape)
         relay = self.backend.run(
             c.prompt.tokens, limits, admission=admission, stage="logic", stops=c.stops, until=until
         )
         async for event in relay:
             text += event.text
+            if writing is not None:
+                writing.add(event.text)
             yield event
             head = text.lstrip("\n") if postprocess and shape.on_empty_line else text
             if skeleton is None and (line := first_written_line(head)) is not None:
@@ -597,7 +630,7 @@ class CompletionPipeline:
             fired = (until.cut_by, *first.trimmed.fired)
             fitted[0] = replace(first, trimmed=replace(first.trimmed, fired=fired))
         best = ranked(fitted)
-        if not best and postprocess and result.complete:
+        if postprocess and result.complete and not any(not each.faults for each in best):
             second = await self._second(c, admission, limits, shape, written)
             if second is not None:
                 trim = await asyncio.to_thread(fit, second.text, c.cursor, c.language, shape)
@@ -652,7 +685,8 @@ class CompletionPipeline:
         written: list[Continuation],
     ) -> Continuation | None:
         """When every answer came to nothing once trimmed (most often the line below, written
-        again): one more, greedy from the most likely first token none of them began with.
+        again) or failed verification (prose where code goes): one more, greedy from the most
+        likely first token none of them began with.
         Its prompt is still in the KV cache, so it costs a short decode; it is not streamed.
         None when the first tokens are unknown or no time is left."""
         barred = tuple(each.first_token for each in written if each.first_token is not None)
@@ -983,15 +1017,3 @@ def _done(
         verified=verified,
         cache_match=cache_match,
     )
-
-
-def first_written_line(text: str) -> str | None:
-    """``text`` up to the end of its first line with something on it (the line breaks and blank
-    lines before it included: where the cursor's line ends, the answer starts on the next), or
-    None while that line is not complete."""
-    start = 0
-    while (end := text.find("\n", start)) >= 0:
-        if text[start:end].strip():
-            return text[:end]
-        start = end + 1
-    return None

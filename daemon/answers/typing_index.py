@@ -7,7 +7,8 @@ format, profile header, the text after the cursor). A later request with the sam
 before the cursor is the remembered one plus characters the answer starts with gets the rest of
 the answer at once. A request that typed on from a place whose answer is still being written
 (a client showed its first line and asks at the place after it) waits for that answer
-(``Unfinished``) before it looks.
+(``Unfinished``) before it looks; one that takes a first line (a drop-in client with a time
+limit) gets the next line of that answer as soon as the model has written it.
 """
 
 from __future__ import annotations
@@ -15,9 +16,9 @@ from __future__ import annotations
 import asyncio
 import threading
 from collections import OrderedDict
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import xxhash
 
@@ -69,6 +70,10 @@ class TypingIndex:
             if found:
                 self._entries[key] = [e for e in found if e.answer != answer]
 
+    def count_hit(self) -> None:
+        with self._lock:
+            self.hits += 1
+
     def match(self, key: str, prefix: str) -> Typed | None:
         """The rest of a remembered answer whose first characters were typed since."""
         with self._lock:
@@ -82,40 +87,99 @@ class TypingIndex:
                 continue
             if _hash(prefix[: entry.prefix_length]) != entry.prefix_hash:
                 continue
-            with self._lock:
-                self.hits += 1
+            self.count_hit()
             rest = entry.answer[typed_length:]
             return Typed(len(prefix), _hash(prefix), rest, entry.finish_reason, entry.tokens)
         return None
+
+
+@dataclass
+class Writing:
+    """An answer being written: the text before its cursor, the model's text so far (after the
+    cursor, as the model wrote it), and its end."""
+
+    prefix: str
+    text: str = ""
+    ended: asyncio.Event = field(default_factory=asyncio.Event)
+    # How the answer's written lines are fitted to its gap (as its skeleton is).
+    fit: Callable[[str], str] = lambda written: written
+    _grew: asyncio.Event = field(default_factory=asyncio.Event)
+
+    def add(self, piece: str) -> None:
+        self.text += piece
+        grew, self._grew = self._grew, asyncio.Event()
+        grew.set()
+
+    async def changed(self, seen: str) -> None:
+        """Return once the text is longer than ``seen`` (what the caller read) or the answer
+        has ended."""
+        while len(self.text) <= len(seen) and not self.ended.is_set():
+            waits = [
+                asyncio.ensure_future(self._grew.wait()),
+                asyncio.ensure_future(self.ended.wait()),
+            ]
+            try:
+                await asyncio.wait(waits, return_when=asyncio.FIRST_COMPLETED)
+            finally:
+                for wait in waits:
+                    wait.cancel()
+
+    def next_line(self, prefix: str) -> str | None:
+        """For a place ``prefix`` that typed on from this answer's with text the answer starts
+        with: the answer's next written line past it, fitted, once the model has written it;
+        None before, or where the typing left the answer or the fitting dropped the line."""
+        typed = prefix[len(self.prefix) :]
+        if not self.text.startswith(typed):
+            return None
+        line = first_written_line(self.text[len(typed) :])
+        if line is None:
+            return None
+        fitted = self.fit(typed + line)
+        if len(fitted) <= len(typed) or not fitted.startswith(typed):
+            return None
+        return fitted[len(typed) :]
 
 
 class Unfinished:
     """The answers being written, by typing key and the text before their cursor."""
 
     def __init__(self) -> None:
-        self._running: dict[str, list[tuple[str, asyncio.Event]]] = {}
+        self._running: dict[str, list[Writing]] = {}
 
     @contextmanager
-    def writing(self, key: str, prefix: str) -> Iterator[None]:
-        """While an answer for ``prefix`` is written (those waiting on it wake at its end)."""
-        entry = (prefix, asyncio.Event())
+    def writing(self, key: str, prefix: str) -> Iterator[Writing]:
+        """While an answer for ``prefix`` is written (those waiting on it wake as it grows and
+        at its end)."""
+        entry = Writing(prefix)
         self._running.setdefault(key, []).append(entry)
         try:
-            yield
+            yield entry
         finally:
             left = [e for e in self._running.get(key, []) if e is not entry]
             if left:
                 self._running[key] = left
             else:
                 self._running.pop(key, None)
-            entry[1].set()
+            entry.ended.set()
 
-    def behind(self, key: str, prefix: str) -> asyncio.Event | None:
-        """The end of an answer being written for a place ``prefix`` typed on from."""
-        for started, ended in self._running.get(key, ()):
-            if len(prefix) > len(started) and prefix.startswith(started):
-                return ended
+    def behind(self, key: str, prefix: str) -> Writing | None:
+        """An answer being written for a place ``prefix`` typed on from."""
+        for entry in self._running.get(key, ()):
+            if len(prefix) > len(entry.prefix) and prefix.startswith(entry.prefix):
+                return entry
         return None
 
     def __len__(self) -> int:
         return sum(len(entries) for entries in self._running.values())
+
+
+def first_written_line(text: str) -> str | None:
+    """``text`` up to the end of its first line with something on it (the line breaks and blank
+    lines before it included: where the cursor's line ends, the answer starts on the next), or
+    None while that line is not complete."""
+    start = 0
+    while (end := text.find("\n", start)) >= 0:
+        if text[start:end].strip():
+            return text[:end]
+        start = end + 1
+    return None

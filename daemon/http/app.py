@@ -12,6 +12,7 @@ errors become statuses in ``daemon.http.errors``. Every request but ``/health`` 
 from __future__ import annotations
 
 import asyncio
+import functools
 import logging
 import os
 import time
@@ -202,18 +203,20 @@ def create_app(daemon: Daemon, tokens: TokenStore | None = None) -> FastAPI:
         user: str,
         parse: Callable[[bytes], tuple[CompleteRequest, list[str]]],
         body: bytes | None = None,
+        *,
+        first_line: bool = False,
     ) -> tuple[Answer, AsyncGenerator[str, None]]:
         """A drop-in protocol's request through the completion pipeline: its answer, filled
-        as the verified pieces are read."""
+        as the verified pieces are read. ``first_line``: the client's time limit takes the
+        first line of an answer still being written (``CompletionPipeline.start``)."""
         answer = Answer()
 
         def parsed(body: bytes) -> CompleteRequest:
             req, answer.stops = parse(body)
             return req
 
-        _, events, record = await started(
-            request, user, "complete", parsed, daemon.completions.start, body
-        )
+        start = functools.partial(daemon.completions.start, first_line=first_line)
+        _, events, record = await started(request, user, "complete", parsed, start, body)
         watched = observed(events, record, runtime.metrics)
         return answer, verified_pieces(watched, answer)
 
@@ -279,7 +282,8 @@ def create_app(daemon: Daemon, tokens: TokenStore | None = None) -> FastAPI:
         def parse(body: bytes) -> tuple[CompleteRequest, list[str]]:
             return complete, wire[0].stops()
 
-        answer, pieces = await drop_in(request, user, parse, body)
+        limited = bool(wire[0].t_max_predict_ms) and not wire[0].stream
+        answer, pieces = await drop_in(request, user, parse, body, first_line=limited)
         if wire[0].stream:
             return sse_stream(
                 pieces,

@@ -16,11 +16,12 @@ whatever the ``final`` stage adds to it.
 ``t_max_predict_ms`` means what llama.cpp's server means by it: a limit on the generation,
 counted from the first generated token, that cuts the answer only once a line of it is complete
 (``answered_in_time``), so the client always gets at least the first line: the ``skeleton``
-stage, the first line fitted to the gap, as ``/v1/complete`` shows it first (a body written on
+stage, the first written line fitted to the gap, as ``/v1/complete`` shows it first (a body written on
 the deep path, whose skeleton is a placeholder, is answered whole, within its own budgets).
 ``stop_type`` is then ``limit``. The answer is not abandoned: its generation goes on to its
 natural end within the daemon's own budgets and is cached, so the client's next request for
-the same place, or for the place after the text it showed, is answered from it.
+the same place, or for the place after the text it showed, is answered from it (while it is
+still being written, with its next line once the model has written it).
 ``t_max_prompt_ms`` is accepted and, as by llama.cpp's server, not applied. A warm-up
 (``n_predict`` 0, which llama.vim sends with its chunks of other files) has the prompt a
 request at that place would have read into the model in the background, and is answered at

@@ -10,10 +10,10 @@ The target: within 1.5x.
 Then llama.vim's requests, on the ``newline`` cases of the real-code set (a new line at the end
 of a block in an installed package's module; each document read cold, as an editor opens it):
 its first request (250 ms for the generation), whether it shows a suggestion and whether that
-suggestion's first line is what ``/v1/complete`` shows first, its speculative request (at the
-place after the shown text) and the same request again, as times and ratios to the first; and
-a warm-up (``n_predict`` 0): its own time, and the next request's prompt time against a cold
-document's.
+suggestion's first written line is what ``/v1/complete`` shows first, its speculative request
+(at the end of the whole suggestion, as llama.vim places it) and the same request again, as
+times and ratios to the first; and warm-ups (``n_predict`` 0) of other cases: their own time,
+and the next request's prompt time against that of documents read cold.
 Run: .venv/bin/python tests/bench/bench_dropin.py [--rounds 300] [--llama-vim 10]
 """
 
@@ -123,10 +123,17 @@ def shown_first(http: httpx.Client, before: str, typed: str, after: str) -> str:
     return ""
 
 
+def first_written_line(content: str) -> str:
+    """The first line of an answer with something on it (where the cursor's line ends, the
+    answer starts on the next)."""
+    return next((line for line in content.split("\n") if line.strip()), "")
+
+
 def llama_vim(http: httpx.Client, count: int) -> None:
     from tests.bench.realcode.cases import document, load
 
-    cases = [c for c in load() if c.kind == "newline"][:count]
+    newline = [c for c in load() if c.kind == "newline"]
+    cases = newline[:count]
     rows = []
     for case in cases:
         doc = document(case)
@@ -136,56 +143,71 @@ def llama_vim(http: httpx.Client, count: int) -> None:
         after = "\n" + "\n".join(lines[case.line + 1 : case.line + 65])
         first_ms, first = ask_vim(http, vim_body(before, typed, after, True))
         content = str(first.get("content", ""))
-        head = content.split("\n", 1)[0]
-        speculative_ms, _ = ask_vim(http, vim_body(before, typed + head, after, False))
+        # llama.vim's speculative request: at the end of the whole suggestion it shows.
+        shown = content.split("\n")
+        if len(shown) == 1:
+            spec_before, spec_typed = before, typed + shown[0]
+        else:
+            spec_before = before + typed + shown[0] + "\n" + "".join(x + "\n" for x in shown[1:-1])
+            spec_typed = shown[-1]
+        speculative_ms, _ = ask_vim(http, vim_body(spec_before, spec_typed, after, False))
         again_ms, _ = ask_vim(http, vim_body(before, typed, after, True))
-        complete_first = shown_first(http, before, typed, after)
+        complete_first = first_written_line(shown_first(http, before, typed, after))
         rows.append(
-            (first_ms, bool(head.strip()), head == complete_first, speculative_ms, again_ms)
+            (
+                first_ms,
+                bool(content.strip()),
+                first_written_line(content) == complete_first,
+                speculative_ms,
+                again_ms,
+            )
         )
-    shown = sum(r[1] for r in rows)
+    shown_count = sum(r[1] for r in rows)
     same = sum(r[2] for r in rows)
     first_p50 = statistics.median(r[0] for r in rows)
     print(f"\nllama.vim's requests, {len(rows)} documents read cold (real-code newline cases)")
     print(
-        f"  first request (250 ms)  p50 {first_p50:7.1f} ms  suggestion shown {shown}/{len(rows)}"
+        f"  first request (250 ms)  p50 {first_p50:7.1f} ms  "
+        f"suggestion shown {shown_count}/{len(rows)}"
     )
-    print(f"  first line as /v1/complete shows it first: {same}/{len(rows)}")
+    print(f"  first written line as /v1/complete shows it first: {same}/{len(rows)}")
     for label, index in (("speculative request", 3), ("the same again", 4)):
         p50 = statistics.median(r[index] for r in rows)
         ratio = statistics.median(r[0] / max(r[index], 0.001) for r in rows)
         print(f"  {label:<22}  p50 {p50:7.1f} ms  {ratio:6.1f}x faster than the first (median)")
-    warm_up(http, cases)
+    warm_up(http, newline[count : 2 * count], newline[2 * count : 3 * count])
 
 
-def warm_up(http: httpx.Client, cases: list) -> None:
-    """A warm-up's own time, and the prompt time of the request after it against a document
-    read cold (the same document with another first line)."""
+def warm_up(http: httpx.Client, warmed: list, cold: list) -> None:
+    """A warm-up's own time, and the prompt time of the request after it against that of
+    documents read cold (other cases, none of whose text the daemon has read: a document that
+    differs from a read one only in a line would reuse its KV after the edit)."""
     from tests.bench.realcode.cases import document
 
-    warm_ms, warmed_prompt, cold_prompt = [], [], []
-    for index, case in enumerate(cases):
-        doc = document(case)
-        lines = doc.text.split("\n")
-        for marked, ms_list in (
-            (f"# warm {index}", warmed_prompt),
-            (f"# cold {index}", cold_prompt),
-        ):
-            before = marked + "\n" + "\n".join(lines[max(0, case.line - 256) : case.line]) + "\n"
-            after = "\n" + "\n".join(lines[case.line + 1 : case.line + 65])
-            typed = lines[case.line]
-            if ms_list is warmed_prompt:
-                body = vim_body(before, typed, after, False) | {"n_predict": 0}
-                elapsed, _ = ask_vim(http, body)
-                warm_ms.append(elapsed)
-                time.sleep(15)  # the prompt is read in the background meanwhile
-            _, answer = ask_vim(http, vim_body(before, typed, after, False))
-            ms_list.append(float(answer.get("timings/prompt_ms", 0.0)))
-    print(
-        f"  a warm-up answers in p50 {statistics.median(warm_ms):6.1f} ms; the request after it "
-        f"reads its prompt in p50 {statistics.median(warmed_prompt):7.1f} ms, a cold one in "
-        f"{statistics.median(cold_prompt):7.1f} ms"
-    )
+    def place(case) -> tuple[str, str, str]:
+        lines = document(case).text.split("\n")
+        before = "\n".join(lines[max(0, case.line - 256) : case.line]) + "\n"
+        return before, lines[case.line], "\n" + "\n".join(lines[case.line + 1 : case.line + 65])
+
+    def prompt(answer: dict[str, object]) -> tuple[float, float]:
+        return float(answer.get("timings/prompt_ms", 0.0)), float(
+            answer.get("timings/prompt_n", 0.0)
+        )
+
+    warm_ms, after_warm, after_cold = [], [], []
+    for case in warmed:
+        before, typed, after = place(case)
+        elapsed, _ = ask_vim(http, vim_body(before, typed, after, False) | {"n_predict": 0})
+        warm_ms.append(elapsed)
+        time.sleep(15)  # the prompt is read in the background meanwhile
+        after_warm.append(prompt(ask_vim(http, vim_body(before, typed, after, False))[1]))
+    for case in cold:
+        after_cold.append(prompt(ask_vim(http, vim_body(*place(case), False))[1]))
+    print(f"  a warm-up answers in p50 {statistics.median(warm_ms):6.1f} ms")
+    for label, rows in (("after a warm-up", after_warm), ("read cold", after_cold)):
+        ms = statistics.median(r[0] for r in rows)
+        read = statistics.median(r[1] for r in rows)
+        print(f"  the request's prompt {label:<16} p50 {ms:7.1f} ms ({read:.0f} tokens read)")
 
 
 def main() -> int:

@@ -236,6 +236,19 @@ def test_a_time_limit_cuts_after_the_first_line_and_the_answer_is_not_wasted(dae
         first = http.post("/infill", json=body).json()
         assert first["content"].strip() and first["stop"] is True
         assert first["stop_type"] in ("limit", "eos")
+        # llama.vim's speculative request, at the end of the suggestion it shows: answered from
+        # the answer being written (its next line), not by a generation of its own.
+        shown = str(first["content"]).split("\n")
+        speculative = body | {
+            "input_prefix": f"{body['input_prefix']}{body['prompt']}"
+            + "".join(f"{line}\n" for line in shown[:-1]),
+            "prompt": shown[-1] if len(shown) > 1 else f"{body['prompt']}{shown[0]}",
+            "t_max_predict_ms": 1000,
+        }
+        if len(shown) == 1:
+            speculative["input_prefix"] = body["input_prefix"]
+        following = http.post("/infill", json=speculative).json()
+        assert following["content"].strip() and following["cached"] is True
         deadline = time.monotonic() + 60
         again = http.post("/infill", json=body).json()
         while not again.get("cached") and time.monotonic() < deadline:

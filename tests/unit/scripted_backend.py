@@ -86,6 +86,10 @@ class ScriptedBackend:
     # The continuations of a job that asks for candidates or log-probabilities (the script
     # is then not asked).
     candidates: Candidates | None = None
+    # After this many lines of an answer, wait for ``hold`` to be set (an answer still being
+    # written).
+    held_after: int | None = None
+    hold: asyncio.Event | None = None
 
     def admit(self, priority: Priority, user: str) -> Admission:
         return self.scheduler.admit(priority, user)
@@ -127,7 +131,9 @@ class ScriptedBackend:
             else:
                 text = self.script(run) if run.budget.max_tokens > 0 else ""
                 text, reason = self._cut(run, text, until)
-            for line in text.splitlines(keepends=True):
+            for index, line in enumerate(text.splitlines(keepends=True)):
+                if index == self.held_after and self.hold is not None:
+                    await self.hold.wait()
                 await asyncio.sleep(0)
                 yield line
             run.finished = True

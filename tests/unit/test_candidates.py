@@ -196,6 +196,18 @@ async def test_when_every_answer_trims_to_nothing_a_second_starts_from_another_t
     assert second.budget.lead == first.budget.lead
 
 
+async def test_when_every_answer_fails_verification_a_second_starts_from_another_token():
+    def written(run: Run) -> list[tuple[str, float]]:
+        if run.budget.not_first:
+            return [("total", -0.5)]
+        return [("1. The total is the sum.", -0.01)]  # prose where the code goes
+
+    backend = ScriptedBackend(lambda run: "", candidates=written)
+    done, final = await answer(backend, min_confidence=0.0)
+    assert done.text == "total" and "another candidate" in (final.reason or "")
+    assert "verification" in (final.reason or "") and len(backend.runs) == 2
+
+
 async def test_a_second_answer_that_comes_to_nothing_too_leaves_the_answer_empty():
     backend = scripted(("   ", -0.01))
     done, _ = await answer(backend, min_confidence=0.0)

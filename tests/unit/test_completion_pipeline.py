@@ -117,6 +117,32 @@ async def test_typing_on_from_an_answer_still_being_written_waits_for_it():
     assert len(completions.unfinished) == 0
 
 
+async def test_a_client_that_takes_a_first_line_gets_the_next_line_of_an_unfinished_answer():
+    # llama.vim showed the answer's first line (its time limit cut it) and asks at the end of
+    # that line while the rest is written: it gets the next line as soon as the model wrote it.
+    text = "def scale(a):\n    x = "
+    hold = asyncio.Event()
+    backend = ScriptedBackend(
+        in_turn("a + 1\n    y = x * 2\n    return y\n"), held_after=2, hold=hold
+    )
+    completions = pipeline(backend)
+
+    async def ask(text: str, first_line: bool) -> list[Any]:
+        return await collect(await completions.start(request(text), "alice", first_line=first_line))
+
+    first = asyncio.ensure_future(ask(text, False))
+    while not backend.runs:
+        await asyncio.sleep(0)
+    waiting = asyncio.ensure_future(ask(text + "a + 1", False))
+    early = await asyncio.wait_for(ask(text + "a + 1", True), 5)
+    assert early[-1].cache_match == "typed" and early[-1].text == "\n    y = x * 2"
+    assert not waiting.done()  # without a first line's limit: the whole answer, at its end
+    hold.set()
+    whole = await asyncio.wait_for(waiting, 5)
+    assert whole[-1].text.startswith("\n    y = x * 2\n    return y")
+    assert (await first)[-1].text.startswith("a + 1\n") and len(backend.runs) == 1
+
+
 async def test_an_answer_that_breaks_the_file_keeps_its_verified_first_line():
     text = "def add(a, b):\n    \n\nx = 1\n"
     # (An unbalanced closing bracket would end the answer at the block's exit instead.)
