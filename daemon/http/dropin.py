@@ -16,8 +16,9 @@ whatever the ``final`` stage adds to it.
 ``t_max_predict_ms`` means what llama.cpp's server means by it: a limit on the generation,
 counted from the first generated token, that cuts the answer only once a line of it is complete
 (``answered_in_time``), so the client always gets at least the first line: the ``skeleton``
-stage, the first written line fitted to the gap, as ``/v1/complete`` shows it first (a body written on
-the deep path, whose skeleton is a placeholder, is answered whole, within its own budgets).
+stage, the first written line fitted to the gap, as ``/v1/complete`` shows it first (a body
+written on the deep path, whose skeleton is a placeholder, is answered whole, within its own
+budgets).
 ``stop_type`` is then ``limit``. The answer is not abandoned: its generation goes on to its
 natural end within the daemon's own budgets and is cached, so the client's next request for
 the same place, or for the place after the text it showed, is answered from it (while it is
