@@ -150,7 +150,10 @@ def llama_vim(http: httpx.Client, count: int) -> None:
         else:
             spec_before = before + typed + shown[0] + "\n" + "".join(x + "\n" for x in shown[1:-1])
             spec_typed = shown[-1]
-        speculative_ms, _ = ask_vim(http, vim_body(spec_before, spec_typed, after, False))
+        # (``cached`` beside llama.vim's fields: whether the first answer served it.)
+        spec_body = vim_body(spec_before, spec_typed, after, False)
+        spec_body["response_fields"] = [*VIM_FIELDS, "cached"]
+        speculative_ms, spec = ask_vim(http, spec_body)
         again_ms, _ = ask_vim(http, vim_body(before, typed, after, True))
         complete_first = first_written_line(shown_first(http, before, typed, after))
         rows.append(
@@ -160,6 +163,7 @@ def llama_vim(http: httpx.Client, count: int) -> None:
                 first_written_line(content) == complete_first,
                 speculative_ms,
                 again_ms,
+                bool(spec.get("cached")),
             )
         )
     shown_count = sum(r[1] for r in rows)
@@ -171,6 +175,8 @@ def llama_vim(http: httpx.Client, count: int) -> None:
         f"suggestion shown {shown_count}/{len(rows)}"
     )
     print(f"  first written line as /v1/complete shows it first: {same}/{len(rows)}")
+    served = sum(r[5] for r in rows)
+    print(f"  speculative requests the first answer served: {served}/{len(rows)}")
     for label, index in (("speculative request", 3), ("the same again", 4)):
         p50 = statistics.median(r[index] for r in rows)
         ratio = statistics.median(r[0] / max(r[index], 0.001) for r in rows)
