@@ -248,13 +248,15 @@ def test_a_time_limit_cuts_after_the_first_line_and_the_answer_is_not_wasted(dae
         if len(shown) == 1:
             speculative["input_prefix"] = body["input_prefix"]
         following = http.post("/infill", json=speculative).json()
-        assert following["content"].strip() and following["cached"] is True
         deadline = time.monotonic() + 60
         again = http.post("/infill", json=body).json()
         while not again.get("cached") and time.monotonic() < deadline:
             time.sleep(0.5)
             again = http.post("/infill", json=body).json()
     assert again["cached"] is True and again["content"].startswith(first["content"])
+    if str(again["content"])[len(first["content"]) :].strip():
+        # The answer went on past what was shown: the speculative request was served from it.
+        assert following["content"].strip() and following["cached"] is True
 
 
 def test_a_warm_up_answers_at_once_and_reads_the_prompt(daemon):
