@@ -12,11 +12,11 @@ errors become statuses in ``daemon.http.errors``. Every request but ``/health`` 
 from __future__ import annotations
 
 import asyncio
-import functools
+import contextlib
 import logging
 import os
 import time
-from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable, Iterator
 from typing import Any
 
 from fastapi import Depends, FastAPI, Request, Response
@@ -147,22 +147,11 @@ def create_app(daemon: Daemon, tokens: TokenStore | None = None) -> FastAPI:
             pid=os.getpid(),
         )
 
-    async def started(
-        request: Request,
-        user: str,
-        task: str,
-        parse: Callable[[bytes], Any],
-        start: Callable[[Any, str], Awaitable[AsyncGenerator[Any, None]]],
-        body: bytes | None = None,
-    ) -> tuple[Any, AsyncGenerator[Any, None], RequestRecord]:
-        """Read (unless its ``body`` was read already), validate and start a request whose
-        answer streams, with its metrics record; a refusal before the stream (413, 422, 429) is
-        recorded too."""
+    @contextlib.contextmanager
+    def refusal_recorded(task: str, user: str) -> Iterator[None]:
+        """A refusal before a request's stream (413, 422, 429, busy) gets its metrics record."""
         try:
-            if body is None:
-                body = await read_body(request, settings.max_request_bytes)
-            req = parse(body)
-            events = await start(req, user)
+            yield
         except AssistError as exc:
             busy = exc.code in (ErrorCode.BUSY, ErrorCode.RATE_LIMITED)
             runtime.observe(
@@ -176,6 +165,20 @@ def create_app(daemon: Daemon, tokens: TokenStore | None = None) -> FastAPI:
                 )
             )
             raise
+
+    async def started(
+        request: Request,
+        user: str,
+        task: str,
+        parse: Callable[[bytes], Any],
+        start: Callable[[Any, str], Awaitable[AsyncGenerator[Any, None]]],
+    ) -> tuple[Any, AsyncGenerator[Any, None], RequestRecord]:
+        """Read, validate and start a request whose answer streams, with its metrics record;
+        a refusal before the stream (413, 422, 429) is recorded too."""
+        with refusal_recorded(task, user):
+            body = await read_body(request, settings.max_request_bytes)
+            req = parse(body)
+            events = await start(req, user)
         return req, events, RequestRecord(task, req.language, req.path, user, "cancelled")
 
     async def streamed(
@@ -199,26 +202,17 @@ def create_app(daemon: Daemon, tokens: TokenStore | None = None) -> FastAPI:
         return await streamed(request, user, "fix", FixRequest, daemon.repairs.start)
 
     async def drop_in(
-        request: Request,
-        user: str,
-        parse: Callable[[bytes], tuple[CompleteRequest, list[str]]],
-        body: bytes | None = None,
-        *,
-        first_line: bool = False,
+        req: CompleteRequest, stops: list[str], user: str, *, first_line: bool = False
     ) -> tuple[Answer, AsyncGenerator[str, None]]:
-        """A drop-in protocol's request through the completion pipeline: its answer, filled
-        as the verified pieces are read. ``first_line``: the client's time limit takes the
-        first line of an answer still being written (``CompletionPipeline.start``)."""
-        answer = Answer()
-
-        def parsed(body: bytes) -> CompleteRequest:
-            req, answer.stops = parse(body)
-            return req
-
-        start = functools.partial(daemon.completions.start, first_line=first_line)
-        _, events, record = await started(request, user, "complete", parsed, start, body)
-        watched = observed(events, record, runtime.metrics)
-        return answer, verified_pieces(watched, answer)
+        """A drop-in protocol's request, read and translated, through the completion
+        pipeline: its answer, filled as the verified pieces are read. ``first_line``: the
+        client's time limit takes the first line of an answer still being written
+        (``CompletionPipeline.start``)."""
+        with refusal_recorded("complete", user):
+            events = await daemon.completions.start(req, user, first_line=first_line)
+        record = RequestRecord("complete", req.language, req.path, user, "cancelled")
+        answer = Answer(stops=stops)
+        return answer, verified_pieces(observed(events, record, runtime.metrics), answer)
 
     async def in_workspace(req: CompleteRequest, names: list[str]) -> CompleteRequest:
         """A drop-in request with the operator's workspace profile, when it has none and the
@@ -266,35 +260,34 @@ def create_app(daemon: Daemon, tokens: TokenStore | None = None) -> FastAPI:
     @app.post("/infill")
     async def infill(request: Request, user: str = Depends(authenticate)) -> Response:
         """llama.cpp server's fill-in-the-middle endpoint, for llama.vim and llama.vscode."""
-        body = await read_body(request, settings.max_request_bytes)
-        wire = [parse_request(body, InfillRequest)]
-        names = [chunk.filename for chunk in wire[0].input_extra if chunk.filename]
-        complete = await in_workspace(infill_complete(wire[0]), names)
-        if wire[0].n_predict == 0:
-            # A warm-up: the prompt is read in the background, the answer is at once. One
-            # without a document (llama.vim's ring buffer of chunks of other files) reads the
-            # chunks as the deep path lays them out, the prefix of the prompts that show them.
-            if not complete.text and complete.context:
-                complete = complete.model_copy(update={"mode": "deep"})
-            tokens = await daemon.completions.warm(complete, user)
-            return JSONResponse(wire[0].shaped(warm_up_body(tokens)))
+        with refusal_recorded("complete", user):
+            body = await read_body(request, settings.max_request_bytes)
+            wire = parse_request(body, InfillRequest)
+            names = [chunk.filename for chunk in wire.input_extra if chunk.filename]
+            complete = await in_workspace(infill_complete(wire), names)
+            if wire.n_predict == 0:
+                # A warm-up: the prompt is read in the background, the answer is at once. One
+                # without a document (llama.vim's ring buffer of chunks of other files) reads
+                # the chunks as the deep path lays them out, the prefix of the prompts that
+                # show them.
+                if not complete.text and complete.context:
+                    complete = complete.model_copy(update={"mode": "deep"})
+                tokens = await daemon.completions.warm(complete, user)
+                return JSONResponse(wire.shaped(warm_up_body(tokens)))
 
-        def parse(body: bytes) -> tuple[CompleteRequest, list[str]]:
-            return complete, wire[0].stops()
-
-        limited = bool(wire[0].t_max_predict_ms) and not wire[0].stream
-        answer, pieces = await drop_in(request, user, parse, body, first_line=limited)
-        if wire[0].stream:
+        limited = bool(wire.t_max_predict_ms) and not wire.stream
+        answer, pieces = await drop_in(complete, wire.stops(), user, first_line=limited)
+        if wire.stream:
             return sse_stream(
                 pieces,
                 answer,
                 lambda piece: infill_body(answer, piece, final=False),
                 lambda: [infill_body(answer, "")],
             )
-        await answered_in_time(pieces, answer, wire[0].t_max_predict_ms, finishing)
-        shaped = wire[0].shaped
-        if wire[0].n_cmpl > 1:  # as llama.cpp's server answers several: a list of answers
-            texts = choices(answer, wire[0].n_cmpl)
+        await answered_in_time(pieces, answer, wire.t_max_predict_ms, finishing)
+        shaped = wire.shaped
+        if wire.n_cmpl > 1:  # as llama.cpp's server answers several: a list of answers
+            texts = choices(answer, wire.n_cmpl)
             return whole_answer(answer, lambda: [shaped(infill_body(answer, t)) for t in texts])
         return whole_answer(answer, lambda: shaped(infill_body(answer, answer.text)))
 
@@ -302,14 +295,11 @@ def create_app(daemon: Daemon, tokens: TokenStore | None = None) -> FastAPI:
     async def completions(request: Request, user: str = Depends(authenticate)) -> Response:
         """OpenAI's completions API (``suffix`` for fill-in-the-middle), for Continue and the
         ``openai`` package."""
-        body = await read_body(request, settings.max_request_bytes)
-        req = parse_request(body, CompletionsRequest)
-        complete = await in_workspace(completions_complete(req), [])
-
-        def parse(body: bytes) -> tuple[CompleteRequest, list[str]]:
-            return complete, req.stops()
-
-        answer, pieces = await drop_in(request, user, parse, body)
+        with refusal_recorded("complete", user):
+            body = await read_body(request, settings.max_request_bytes)
+            req = parse_request(body, CompletionsRequest)
+            complete = await in_workspace(completions_complete(req), [])
+        answer, pieces = await drop_in(complete, req.stops(), user)
         answer_id, model = completion_id(), req.model or runtime.model.facts.name
         if req.stream:
             return sse_stream(
