@@ -568,7 +568,7 @@ class CompletionPipeline:
                 self.warmer.warm((c.user, c.req.path or c.key), c.whole_window, c.user)
 
     async def _fast(
-        self, c: Completion, admission: Admission, writing: Writing | None = None
+        self, c: Completion, admission: Admission, writing: Writing
     ) -> AsyncGenerator[Any, None]:
         deadline = c.received + c.route.deadline_ms / 1000
         wanted = c.req.candidates or 1
@@ -586,15 +586,13 @@ class CompletionPipeline:
         until = self._fast_until(c, shape)
         text = ""
         skeleton: str | None = None
-        if writing is not None:
-            writing.fit = lambda written: self._first_line(c, written, shape)
+        writing.fit = lambda written: self._first_line(c, written, shape)
         relay = self.backend.run(
             c.prompt.tokens, limits, admission=admission, stage="logic", stops=c.stops, until=until
         )
         async for event in relay:
             text += event.text
-            if writing is not None:
-                writing.add(event.text)
+            writing.add(event.text)
             yield event
             head = text.lstrip("\n") if postprocess and shape.on_empty_line else text
             if skeleton is None and (line := first_written_line(head)) is not None:
