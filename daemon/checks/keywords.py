@@ -8,8 +8,10 @@ repair's rules propose each, and verification and ranking choose.
 
 from __future__ import annotations
 
+import functools
 import keyword
 import re
+from collections import Counter
 
 from daemon.checks.names import NAME, one_slip_apart
 
@@ -51,14 +53,17 @@ KEYWORDS: dict[str, frozenset[str]] = {
 SHORTEST = 4
 
 
-def misspelt_keywords(language: str, word: str) -> list[str]:
+@functools.lru_cache(maxsize=8192)
+def misspelt_keywords(language: str, word: str) -> tuple[str, ...]:
     """The keywords of ``language`` that ``word`` (not itself one) is one slip away from."""
     words = KEYWORDS.get(language, frozenset())
     if word in words or len(word) < 3:
-        return []
+        return ()
     if len(word) < SHORTEST:
-        return sorted(k for k in words if sorted(k) == sorted(word) and one_slip_apart(word, k))
-    return sorted(k for k in words if len(k) >= SHORTEST and one_slip_apart(word, k))
+        return tuple(
+            sorted(k for k in words if sorted(k) == sorted(word) and one_slip_apart(word, k))
+        )
+    return tuple(sorted(k for k in words if len(k) >= SHORTEST and one_slip_apart(word, k)))
 
 
 def slips_left(language: str, region: str, text: str) -> int:
@@ -70,4 +75,16 @@ def slips_left(language: str, region: str, text: str) -> int:
 
 def used_once(word: str, text: str) -> bool:
     """Whether ``text`` has the name ``word`` exactly once (a slip, not the code's own name)."""
+    if _WORD.fullmatch(word):
+        return _words(text)[word] == 1  # a word between \b and \b is a whole run of \w
     return len(re.findall(rf"\b{re.escape(word)}\b", text)) == 1
+
+
+_WORD = re.compile(r"\w+")
+
+
+@functools.lru_cache(maxsize=16)
+def _words(text: str) -> Counter[str]:
+    """How often each run of word characters occurs in ``text`` (a repair asks about the same
+    few texts, its candidates, many times)."""
+    return Counter(_WORD.findall(text))

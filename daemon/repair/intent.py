@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import ast
 import difflib
+import functools
 import itertools
 import re
 from collections import Counter
@@ -136,7 +137,16 @@ def _joined(first: str, second: str, known: frozenset[str], text: str) -> bool:
         return False
     if second in _LITERALS:
         return len(first) >= 3
-    return re.search(rf"(?<![\w.]){re.escape(first)}\s*\(", text) is not None
+    return first in _called(text)
+
+
+# A name called in the text (or named as a call in its comments): ``name(``, not ``x.name(``.
+_CALL = re.compile(r"(?<![\w.])(\w+)\s*\(")
+
+
+@functools.lru_cache(maxsize=16)
+def _called(text: str) -> frozenset[str]:
+    return frozenset(_CALL.findall(text))
 
 
 def _known(word: str, known: frozenset[str]) -> bool:

@@ -12,6 +12,7 @@ order, until one passes (asking it about every candidate cost more than all the 
 from __future__ import annotations
 
 import asyncio
+import itertools
 import time
 from collections.abc import AsyncGenerator, Awaitable, Callable
 from dataclasses import dataclass
@@ -166,24 +167,31 @@ def checked_best(
 ) -> tuple[Candidate | None, Candidate | None]:
     """The best candidate the toolchain's checker accepts (when one is installed; for a
     candidate that leaves errors for later rounds, one whose first error the checker puts after
-    the ``target`` line), and the next one it accepts when the two are a close call. Of the
-    ``TOOL_CHECKED`` best, those the grammar passed are given to the checker and ranked again
-    with its objections; then the checker is asked in rank order and no further than needed (a
-    run of ``rustfmt`` costs tens of milliseconds): a rival can only rank right after the best
-    (``close_call`` needs their first ranking facts equal)."""
-    # The checker's objections count among the candidates' errors left: ranked again.
-    checked = sorted((_with_tool(language, c) for c in order[:TOOL_CHECKED]), key=Candidate.key)
-    accepted = (i for i, c in enumerate(checked) if _tool_accepts(language, c, target))
-    first = next(accepted, None)
-    if first is None:
-        return None, None
-    best = checked[first]
-    for candidate in checked[first + 1 :]:
-        if candidate.key()[:2] != best.key()[:2]:
-            return best, None  # neither this one nor any after can be a close call
-        if _tool_accepts(language, candidate, target):
-            return best, candidate if close_call(best, candidate) else None
-    return best, None
+    the ``target`` line), and the next one it accepts when the two are a close call.
+
+    Of the ``TOOL_CHECKED`` best, the checker is asked a group at a time: its objections change
+    how many errors a candidate leaves, never the facts ranked before that (what the change
+    invents, loses or misspells, and its layout), so each group of candidates that share those
+    facts is ranked again with the objections, and the groups after the one that gives the best
+    are not asked about (a run of ``rustfmt`` costs tens of milliseconds). A rival can only come
+    from the best's own group (``close_call`` needs those facts equal)."""
+    for _, members in itertools.groupby(order[:TOOL_CHECKED], key=_first_facts):
+        # The checker's objections count among the candidates' errors left: ranked again.
+        checked = sorted((_with_tool(language, c) for c in members), key=Candidate.key)
+        accepted = (c for c in checked if _tool_accepts(language, c, target))
+        best = next(accepted, None)
+        if best is None:
+            continue
+        runner_up = next(accepted, None)
+        rival = runner_up is not None and close_call(best, runner_up)
+        return best, runner_up if rival else None
+    return None, None
+
+
+def _first_facts(candidate: Candidate) -> tuple[int, int]:
+    """The ranking facts the checker's verdict cannot change (``Candidate.key``'s first two)."""
+    changed, layout, *_ = candidate.key()
+    return changed, layout
 
 
 def _with_tool(language: str, candidate: Candidate) -> Candidate:

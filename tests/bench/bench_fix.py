@@ -19,7 +19,8 @@ In one run, on the same model:
   naive       one prompt: the broken file, then "the same file with the error fixed"; the model
               rewrites the whole file and its answer is taken as it is,
   before      (with --before DIR) the pipeline of an earlier checkout, e.g. one made with
-              `git worktree add /tmp/before <rev>`, on the same corpus.
+              `git worktree add /tmp/before <rev>`, on the same corpus: both daemons run at
+              once and are given each file in turn, so the time ratio is measured alike.
 It also prints the time to the skeleton event, the total time of a fix (median and max), the
 requests over their deadline, and the cache entries that fail verification (there must be none).
 Run: .venv/bin/python tests/bench/bench_fix.py [--corpus DIR] [--before DIR] [--only python,go]
@@ -148,53 +149,84 @@ def same_program(language: str, a: str, b: str) -> bool:
     return "".join(a.split()) == "".join(b.split())
 
 
+class FixDaemon:
+    """A daemon (of this checkout, or of ``code``) repairing files one at a time into a run."""
+
+    def __init__(self, settings: Settings, code: Path | None = None) -> None:
+        work = Path(tempfile.mkdtemp(prefix="assist-bench-fix-"))
+        self.cache = work / "c.sqlite3"
+        self.settings = settings.model_copy(update={"port": free_port(), "cache_path": self.cache})
+        saved = os.environ.get("PYTHONPATH")
+        if code is not None:
+            os.environ["PYTHONPATH"] = str(code)  # the daemon runs that checkout's code
+        try:
+            self.process, _ = launch(self.settings, work / "daemon.log")
+        finally:
+            if saved is None:
+                os.environ.pop("PYTHONPATH", None)
+            else:
+                os.environ["PYTHONPATH"] = saved
+        self.client = DaemonClient(self.settings.daemon_url)
+        self.run = FixRun()
+
+    def repair(self, corpus: Corpus, path: Path) -> None:
+        run = self.run
+        text = path.read_text()
+        request = FixRequest(text=text, path=path.name, language=LANGUAGES[path.suffix])
+        done = None
+        for event in self.client.fix(request):
+            if isinstance(event, StageEvent) and event.stage == "skeleton":
+                run.skeleton_ms.append(event.elapsed_ms)
+            if isinstance(event, DoneEvent):
+                done = event
+            if isinstance(event, ErrorEvent):
+                print(f"  {name_of(path)}: {event.code}: {event.message}")
+        if done is None:
+            run.record(path, "declined")
+            return
+        run.total_ms.append(done.timings.total_ms)
+        if done.timings.total_ms > self.settings.fix_deadline_ms:
+            run.over_deadline += 1
+        offered = done.text if done.changed and not done.alternatives else None
+        clean = not done.changed and done.verified
+        result = corpus.outcome(path, offered, clean)
+        run.record(path, result)
+        if result == "intended" and done.repairs:
+            run.rules.update(step.rule for step in done.repairs)
+
+    def close(self) -> FixRun:
+        self.client.close()
+        self.process.terminate()
+        self.process.wait(timeout=30)
+        self.run.invalid_cached = invalid_cache_entries(self.cache)
+        return self.run
+
+
 def run_pipeline(
     settings: Settings, corpus: Corpus, files: list[Path], code: Path | None = None
 ) -> FixRun:
-    work = Path(tempfile.mkdtemp(prefix="assist-bench-fix-"))
-    cache = work / "c.sqlite3"
-    settings = settings.model_copy(update={"port": free_port(), "cache_path": cache})
-    saved = os.environ.get("PYTHONPATH")
-    if code is not None:
-        os.environ["PYTHONPATH"] = str(code)  # the daemon runs that checkout's code
+    daemon = FixDaemon(settings, code)
     try:
-        process, _ = launch(settings, work / "daemon.log")
+        for path in files:
+            daemon.repair(corpus, path)
     finally:
-        if saved is None:
-            os.environ.pop("PYTHONPATH", None)
-        else:
-            os.environ["PYTHONPATH"] = saved
-    run = FixRun()
-    try:
-        with DaemonClient(settings.daemon_url) as client:
-            for path in files:
-                text = path.read_text()
-                request = FixRequest(text=text, path=path.name, language=LANGUAGES[path.suffix])
-                done = None
-                for event in client.fix(request):
-                    if isinstance(event, StageEvent) and event.stage == "skeleton":
-                        run.skeleton_ms.append(event.elapsed_ms)
-                    if isinstance(event, DoneEvent):
-                        done = event
-                    if isinstance(event, ErrorEvent):
-                        print(f"  {name_of(path)}: {event.code}: {event.message}")
-                if done is None:
-                    run.record(path, "declined")
-                    continue
-                run.total_ms.append(done.timings.total_ms)
-                if done.timings.total_ms > settings.fix_deadline_ms:
-                    run.over_deadline += 1
-                offered = done.text if done.changed and not done.alternatives else None
-                clean = not done.changed and done.verified
-                result = corpus.outcome(path, offered, clean)
-                run.record(path, result)
-                if result == "intended" and done.repairs:
-                    run.rules.update(step.rule for step in done.repairs)
-    finally:
-        process.terminate()
-        process.wait(timeout=30)
-    run.invalid_cached = invalid_cache_entries(cache)
+        run = daemon.close()
     return run
+
+
+def run_beside(
+    settings: Settings, corpus: Corpus, files: list[Path], before: Path
+) -> tuple[FixRun, FixRun]:
+    """This checkout's pipeline and an earlier one's, both running, given each file in turn
+    (which goes first alternates), so that what else the machine does weighs on both alike."""
+    daemons = [FixDaemon(settings), FixDaemon(settings, before)]
+    try:
+        for index, path in enumerate(files):
+            for daemon in daemons[:: 1 if index % 2 == 0 else -1]:
+                daemon.repair(corpus, path)
+    finally:
+        runs = [daemon.close() for daemon in daemons]
+    return runs[0], runs[1]
 
 
 def invalid_cache_entries(cache: Path) -> int:
@@ -322,7 +354,12 @@ def main() -> int:
     corpus = Corpus.open(args.corpus)
     files = corpus.files(set(args.only.split(",")) if args.only else None)
     settings = load_settings()
-    runs: dict[str, FixRun] = {"pipeline": run_pipeline(settings, corpus, files)}
+    runs: dict[str, FixRun] = {}
+    if args.before is None:
+        runs["pipeline"] = run_pipeline(settings, corpus, files)
+    else:
+        before = args.before.resolve()
+        runs["pipeline"], runs["before"] = run_beside(settings, corpus, files, before)
     print(f"pipeline: {dict(runs['pipeline'].outcomes)}", file=sys.stderr, flush=True)
     if not args.no_model_only:
         runs["model only"] = run_pipeline(
@@ -330,8 +367,6 @@ def main() -> int:
         )
     if not args.no_naive:
         runs["naive"] = run_naive(settings, corpus, files[:: max(1, args.naive_every)])
-    if args.before is not None:
-        runs["before"] = run_pipeline(settings, corpus, files, code=args.before.resolve())
     print_table(corpus, len(files), runs)
     if args.json:
         # Not asdict(): it rebuilds a Counter from its (key, count) pairs, counting the pairs.

@@ -64,11 +64,11 @@ def test_one_slip_is_a_swap_of_neighbours_or_one_letter_more_less_or_wrong():
 
 
 def test_short_words_are_keywords_only_with_the_keywords_own_letters():
-    assert misspelt_keywords("rust", "lte") == ["let"]
-    assert misspelt_keywords("python", "fro") == ["for"]
-    assert misspelt_keywords("python", "fo") == []
-    assert misspelt_keywords("python", "dif") == []  # "def" with a letter wrong: a name
-    assert misspelt_keywords("python", "return") == []
+    assert misspelt_keywords("rust", "lte") == ("let",)
+    assert misspelt_keywords("python", "fro") == ("for",)
+    assert misspelt_keywords("python", "fo") == ()
+    assert misspelt_keywords("python", "dif") == ()  # "def" with a letter wrong: a name
+    assert misspelt_keywords("python", "return") == ()
 
 
 def test_a_misspelt_keyword_left_in_place_counts_against_a_candidate():
