@@ -19,6 +19,7 @@ from daemon.answers.gap import (
     stop_at_shape,
     trim_to_gap,
 )
+from daemon.answers.gap.shape import bracket_depths, comment_mark
 from daemon.cursor import Cursor
 
 MARK = "█"
@@ -536,3 +537,27 @@ def test_every_rule_can_be_left_out_by_name():
     assert trim_to_gap(answer, cursor, "python", shape).text == "x + 1"
     kept = trim_to_gap(answer, cursor, "python", shape, skip=RULES)
     assert kept.text.startswith("x + 1\n") and kept.fired == ()
+
+
+@pytest.mark.parametrize(
+    ("language", "mark"),
+    [
+        (None, "#"),
+        ("python", "#"),
+        ("lua", "--"),
+        ("sql", "--"),
+        ("haskell", "--"),
+        ("go", "//"),
+        ("css", None),
+        ("no-such-language", "//"),
+    ],
+)
+def test_the_line_comment_is_the_languages_own(language, mark):
+    assert comment_mark(language) == mark
+
+
+def test_brackets_in_a_lua_or_sql_comment_are_not_counted():
+    assert list(bracket_depths("f(x) -- (note", "lua")) == [(1, 1), (3, 0)]
+    assert list(bracket_depths("count(*) -- f(", "sql")) == [(5, 1), (7, 0)]
+    # In CSS, with no line comments, "--" is a custom property's name.
+    assert list(bracket_depths("a { --x: f(1) }", "css")) == [(2, 1), (10, 2), (12, 1), (14, 0)]

@@ -30,7 +30,8 @@ _WORD = re.compile(r"\w")
 
 
 def _is_comment(line: str, language: str | None) -> bool:
-    return line.strip().startswith(comment_mark(language))
+    mark = comment_mark(language)
+    return mark is not None and line.strip().startswith(mark)
 
 
 def _significant(line: str) -> bool:

@@ -25,6 +25,7 @@ from typing import Literal
 from daemon.answers.gap.calls import open_brackets
 from daemon.cursor import Cursor
 from daemon.indentation import indent_of, width
+from daemon.language import language_info
 
 ShapeKind = Literal["line", "statement", "lines"]
 
@@ -87,8 +88,13 @@ def indent_unit(lines: list[str]) -> str:
     return " " * usual[0] if usual else _DEFAULT_UNIT
 
 
-def comment_mark(language: str | None) -> str:
-    return "#" if language in (None, "python", "shellscript", "ruby", "toml", "yaml") else "//"
+def comment_mark(language: str | None) -> str | None:
+    """What starts a line comment in ``language`` (``#`` where it is not given, as for Python;
+    ``//`` for one assist does not know; None for one without line comments, such as CSS)."""
+    if language is None:
+        return "#"
+    info = language_info(language)
+    return "//" if info is None else info.line_comment
 
 
 def bracket_depths(line: str, language: str | None) -> Iterator[tuple[int, int]]:
@@ -100,7 +106,7 @@ def bracket_depths(line: str, language: str | None) -> Iterator[tuple[int, int]]
     index = 0
     while index < len(line):
         char = line[index]
-        if line.startswith(comment, index):
+        if comment and line.startswith(comment, index):
             return
         if char in quotes:
             end = index + 1

@@ -53,7 +53,7 @@ from daemon.checks.verify import Verdict, verify_insertion
 from daemon.cursor import Cursor
 from daemon.protocol import ContextSnippet
 
-RULES_VERSION = 3
+RULES_VERSION = 4
 # The rules by name, in the order applied (the last three only when verifying).
 RULES = (
     "join_exploded_call",
