@@ -13,10 +13,12 @@ import functools
 import re
 from dataclasses import dataclass
 
+from daemon.language import language_info
+
 OPENERS = {"(": ")", "[": "]", "{": "}"}
 CLOSERS = {v: k for k, v in OPENERS.items()}
 
-_HASH_COMMENT = frozenset({"python"})
+_TRIPLE_QUOTED = frozenset({"python"})  # strings in three quotes, may span lines
 _BACKTICK_STRINGS = frozenset({"javascript", "javascriptreact", "typescript", "typescriptreact"})
 _RAW_BACKTICK = frozenset({"go"})  # Go's raw strings: backticks, may span lines
 # Rust and C-family ' is a char literal or a lifetime: short, so a lone ' ends at its line.
@@ -50,8 +52,12 @@ class Token:
     kind: str  # "word", "string", "punct"
 
 
-def _line_comment(language: str) -> str:
-    return "#" if language in _HASH_COMMENT else "//"
+def _comments(language: str) -> tuple[str | None, tuple[str, str] | None]:
+    """The language's line comment and block comment (C's, for one assist does not know)."""
+    info = language_info(language)
+    if info is None:
+        return "//", ("/*", "*/")
+    return info.line_comment, info.block_comment
 
 
 @functools.lru_cache(maxsize=32)
@@ -64,8 +70,7 @@ def scan(language: str, text: str) -> tuple[list[Token], Structure]:
     stack: list[Bracket] = []
     pairs: list[tuple[Bracket, Bracket]] = []
     unopened: list[Bracket] = []
-    comment = _line_comment(language)
-    block_comments = language not in _HASH_COMMENT
+    comment, block = _comments(language)
     lines = text.split("\n")
     line_no, col = 0, 0
     while line_no < len(lines):
@@ -78,11 +83,11 @@ def scan(language: str, text: str) -> tuple[list[Token], Structure]:
             spaces = _SPACES.match(line, col)
             col = spaces.end() if spaces else col + 1
             continue
-        if line.startswith(comment, col):
-            line_no, col = line_no + 1, 0
+        if block and line.startswith(block[0], col):  # before the line comment: Lua's --[[
+            line_no, col = _skip_to(lines, line_no, col + len(block[0]), block[1])
             continue
-        if block_comments and line.startswith("/*", col):
-            line_no, col = _skip_to(lines, line_no, col + 2, "*/")
+        if comment and line.startswith(comment, col):
+            line_no, col = line_no + 1, 0
             continue
         if char in "'\"`":
             start_line, start_col = line_no, col
@@ -119,7 +124,7 @@ def _string(language: str, lines: list[str], line_no: int, col: int) -> tuple[in
     """Skip the string that starts at (line_no, col); return where it ends and its text."""
     line = lines[line_no]
     quote = line[col]
-    if language in _HASH_COMMENT and line.startswith(quote * 3, col):
+    if language in _TRIPLE_QUOTED and line.startswith(quote * 3, col):
         end_line, end_col = _skip_to(lines, line_no, col + 3, quote * 3)
         last = min(end_line, len(lines) - 1)
         end = (last, end_col if end_line < len(lines) else len(lines[last]))
