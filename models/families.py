@@ -14,9 +14,6 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Literal, Protocol
 
-# Bumped whenever a format's token layout changes, so cached results keyed by it expire.
-PROMPT_FORMAT_VERSION = 2
-
 
 class Vocabulary(Protocol):
     """What a prompt format needs from a tokenizer; the engine's model implements it."""

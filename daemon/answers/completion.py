@@ -55,7 +55,6 @@ from daemon.answers.comments import comment_tokens
 from daemon.answers.feedback import WINDOW as FEEDBACK_WINDOW
 from daemon.answers.feedback import FeedbackBook, RecentAnswer
 from daemon.answers.gap import (
-    RULES_VERSION,
     GapUntil,
     Trimmed,
     as_written,
@@ -94,9 +93,9 @@ from daemon.pipeline.backend import (
     budget,
     elapsed_ms,
     ms_between,
-    request_key,
 )
 from daemon.pipeline.flights import FlightTable
+from daemon.pipeline.keys import COMPLETION_RULES_VERSION, CompletionKey
 from daemon.pipeline.requests import check_limits, language_of
 from daemon.prompt.build import BuiltPrompt, build_prompt
 from daemon.prompt.context import PromptContext
@@ -274,22 +273,24 @@ class CompletionPipeline:
             stops = ("\n",)
         else:
             stops = BLOCK_STOPS
-        params = {
-            "route": route.kind,
-            "max_tokens": route.max_tokens,
-            # A client's own token budget lifts the fast path's line limit (``_fast``).
-            "client_budget": req.max_tokens is not None,
-            "temperature": settings.temperature,
-            "stops": list(stops),
-            "errors_share": settings.errors_share if route.kind == "deep" else None,
-            **({"deep_comments": settings.deep_comments} if route.kind == "deep" else {}),
-            "tools": sorted(req.profile.tools) if req.profile else [],
-            "postprocess": settings.postprocess,
-            "rules": RULES_VERSION if settings.postprocess else None,
-            "lead": prompt.healed,
-            "candidates": req.candidates,
-        }
-        key = request_key(model, "complete", params, prompt.tokens)
+        deep = route.kind == "deep"
+        key_fields = CompletionKey(
+            route=route.kind,
+            max_tokens=route.max_tokens,
+            client_budget=req.max_tokens is not None,
+            skip_errors=route.skip_errors,
+            temperature=settings.temperature,
+            stops=tuple(stops),
+            errors_share=settings.errors_share if deep else None,
+            deep_comments=settings.deep_comments if deep else None,
+            tools=tuple(sorted(req.profile.tools)) if req.profile else (),
+            postprocess=settings.postprocess,
+            rules=COMPLETION_RULES_VERSION if settings.postprocess else None,
+            lead=prompt.healed,
+            candidates=req.candidates,
+            daemon_candidates=settings.candidates,
+        )
+        key = key_fields.digest(model, prompt.tokens)
         typing_key = self.typing.key(
             f"{model.facts.fingerprint}|{prompt.format_name}|{header}|{prompt.context.key}",
             cursor.suffix,
@@ -311,11 +312,7 @@ class CompletionPipeline:
             user=user,
             typing_key=typing_key,
             whole_window=whole_window,
-            whole_key=(
-                None
-                if whole_window is None
-                else request_key(model, "complete", params, whole_window)
-            ),
+            whole_key=(None if whole_window is None else key_fields.digest(model, whole_window)),
         )
         return c
 

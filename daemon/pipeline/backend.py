@@ -14,7 +14,7 @@ from __future__ import annotations
 import time
 from collections.abc import AsyncIterator, Sequence
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Protocol
 
 from daemon.engine.jobs import Budget, Continuation, PromptEvaluated, Until
 from daemon.engine.scheduler import Admission, Priority
@@ -22,8 +22,8 @@ from daemon.engine.speed import Speed
 from daemon.errors import EngineFailed
 from daemon.observe.metrics import FeedbackRecord
 from daemon.protocol import TokenEvent
-from daemon.store.result_cache import CachedResult, cache_key
-from models.families import PROMPT_FORMAT_VERSION, PromptFormat
+from daemon.store.result_cache import CachedResult
+from models.families import PromptFormat
 
 
 def ms_between(start: float, end: float | None) -> float | None:
@@ -239,14 +239,3 @@ def budget(
 
 def elapsed_ms(since: float) -> float:
     return ms_between(since, time.perf_counter()) or 0.0
-
-
-def request_key(model: Model, kind: str, params: dict[str, Any], tokens: Sequence[int]) -> str:
-    """The cache key of a request: the model, its prompt format, the parameters, the prompt."""
-    return cache_key(
-        model.facts.fingerprint,
-        model.format.name,
-        PROMPT_FORMAT_VERSION,
-        {"kind": kind, **params},
-        list(tokens),
-    )

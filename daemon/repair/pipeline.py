@@ -26,8 +26,9 @@ from daemon.checks.syntax import Diagnostic, supported_languages
 from daemon.checks.verify import can_verify, verify_document
 from daemon.engine.scheduler import Admission, Priority
 from daemon.errors import AssistError, UnsupportedLanguage
-from daemon.pipeline.backend import Backend, elapsed_ms, ms_between, request_key
+from daemon.pipeline.backend import Backend, elapsed_ms, ms_between
 from daemon.pipeline.flights import FlightTable
+from daemon.pipeline.keys import RepairKey
 from daemon.pipeline.requests import check_limits, language_of
 from daemon.prompt.header import render_header
 from daemon.protocol import (
@@ -62,8 +63,6 @@ MAX_ROUNDS = 4
 # Lines of unchanged context a formatter may also touch around the repaired span.
 FORMAT_SLACK_LINES = 2
 ROUTE_REASON = "a repair: diagnose, propose, verify"
-# Part of a repair's cache key: a change to the rules or the ranking makes earlier fixes stale.
-REPAIR_RULES_VERSION = 2
 
 
 @dataclass
@@ -118,18 +117,17 @@ class RepairPipeline:
         line_length = req.profile.style.line_length if req.profile else None
         found = await asyncio.to_thread(diagnose, language, req.text, use_ruff, line_length)
         header = render_header(req.profile, language, req.path)
-        params = {
-            "candidates": req.candidates or settings.fix_candidates,
-            "max_tokens": settings.fix_max_tokens,
-            "span_lines": settings.fix_span_lines,
-            "tools": sorted(tools),
-            "line_length": line_length,
-            "hints": settings.fix_parser_hints,
-            "judge": settings.fix_judge,
-            "rules": REPAIR_RULES_VERSION,
-        }
+        key_fields = RepairKey(
+            candidates=req.candidates or settings.fix_candidates,
+            max_tokens=settings.fix_max_tokens,
+            span_lines=settings.fix_span_lines,
+            tools=tuple(sorted(tools)),
+            line_length=line_length,
+            hints=settings.fix_parser_hints,
+            judge=settings.fix_judge,
+        )
         basis = await asyncio.to_thread(model.tokenize_text, header + req.text)
-        key = request_key(model, "fix", params, basis)
+        key = key_fields.digest(model, basis)
         repair = Repair(
             req=req,
             request_id=req.request_id or uuid.uuid4().hex[:16],

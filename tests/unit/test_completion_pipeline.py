@@ -9,11 +9,11 @@ from typing import Any
 import pytest
 
 from daemon.answers.completion import CompletionPipeline
-from daemon.answers.gap import RULES_VERSION
 from daemon.answers.patience import MIN_BODY_TOKENS
 from daemon.engine.scheduler import Priority, Scheduler
 from daemon.engine.speed import Speed
 from daemon.errors import Busy, InvalidPosition, InvalidRequest
+from daemon.pipeline.keys import COMPLETION_RULES_VERSION
 from daemon.protocol import (
     CompleteRequest,
     DoneEvent,
@@ -419,7 +419,9 @@ async def test_the_rules_version_is_part_of_the_cache_key(monkeypatch):
     backend = ScriptedBackend(in_turn("        x = abs(x)"))
     first = await collect(await pipeline(backend).start(loop_request(), "alice"))
     assert not first[-1].cached
-    monkeypatch.setattr("daemon.answers.completion.RULES_VERSION", RULES_VERSION + 1)
+    monkeypatch.setattr(
+        "daemon.answers.completion.COMPLETION_RULES_VERSION", COMPLETION_RULES_VERSION + 1
+    )
     newer = await collect(await pipeline(backend).start(loop_request(), "alice"))
     assert not newer[-1].cached and len(backend.runs) == 2
 

@@ -17,7 +17,6 @@ from daemon.answers.gap.rules import (
 from daemon.answers.gap.shape import Shape, ShapeKind, gap_shape
 from daemon.answers.gap.trim import (
     RULES,
-    RULES_VERSION,
     GapUntil,
     Trimmed,
     as_written,
@@ -27,7 +26,6 @@ from daemon.answers.gap.trim import (
 
 __all__ = [
     "RULES",
-    "RULES_VERSION",
     "GapUntil",
     "Parsed",
     "Shape",

@@ -21,8 +21,8 @@
    on with a list (or, in Python, where it makes a statement's value a tuple);
 11. ``keep_parseable``: keep the longest leading run of lines that verifies in the document.
 
-``RULES_VERSION`` is part of a completion's cache key: bump it when a rule changes what it
-keeps, so that answers trimmed by the old rules expire.
+``COMPLETION_RULES_VERSION`` (daemon/pipeline/keys.py) is part of a completion's cache key:
+bump it when a rule changes what it keeps, so that answers trimmed by the old rules expire.
 
 ``gap_until`` gives the engine the cuts of rules 2, 4, 5 and 7 as an ``until``, so that
 generation stops where the trim would cut instead of writing lines that are thrown away.
@@ -53,7 +53,6 @@ from daemon.checks.verify import Verdict, verify_insertion
 from daemon.cursor import Cursor
 from daemon.protocol import ContextSnippet
 
-RULES_VERSION = 4
 # The rules by name, in the order applied (the last three only when verifying).
 RULES = (
     "join_exploded_call",
