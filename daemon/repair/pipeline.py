@@ -46,7 +46,6 @@ from daemon.protocol import (
 from daemon.repair.candidates import ModelCandidates
 from daemon.repair.diagnosis import (
     Problems,
-    anchored,
     choose_span,
     diagnose,
     info,
@@ -195,26 +194,26 @@ class RepairPipeline:
             parser_hints=self.settings.fix_parser_hints,
             candidates=r.req.candidates or self.settings.fix_candidates,
             deadline=deadline,
+            span_lines=self.settings.fix_span_lines,
         )
         judge = Judge(self.backend, admission, r.header) if self.settings.fix_judge else None
         try:
             for _ in range(MAX_ROUNDS):
-                problems = await asyncio.to_thread(anchored, r.language, document, problems)
-                targets = problems.targets
-                if not targets or time.perf_counter() >= deadline:
+                if not problems.targets or time.perf_counter() >= deadline:
                     break
-                span = choose_span(document.split("\n"), targets[0], self.settings.fix_span_lines)
                 outcome: RoundResult | None = None
-                rounds = run_round(context, r.model, document, problems, span, judge)
-                async for item in rounds:
+                async for item in run_round(context, r.model, document, problems, judge):
                     if isinstance(item, RoundResult):
                         outcome = item
                     else:
                         yield item
-                if outcome is None or outcome.best is None:
+                if outcome is None:
+                    break
+                problems = outcome.problems  # where the checker anchored the round
+                if outcome.best is None:
                     break
                 best = outcome.best
-                steps.append(_step(targets[0], best, outcome.verified))
+                steps.append(_step(problems.targets[0], best, outcome.verified))
                 if outcome.rival is not None:
                     rival = outcome.rival
                     break  # a question for the user: no further guesses on top of it

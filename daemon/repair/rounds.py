@@ -21,7 +21,15 @@ from typing import Any
 from daemon.checks.toolchain import tool_check
 from daemon.protocol import Span, TokenEvent
 from daemon.repair.candidates import ModelCandidates
-from daemon.repair.diagnosis import Problems, accepts, change_size, diagnose, with_tool
+from daemon.repair.diagnosis import (
+    Problems,
+    accepts,
+    anchored,
+    change_size,
+    choose_span,
+    diagnose,
+    with_tool,
+)
 from daemon.repair.hints import hint_candidates
 from daemon.repair.intent import Candidate, close_call, describe, ranked
 from daemon.repair.layout import closer_candidates
@@ -38,6 +46,7 @@ class RoundResult:
     best: Candidate | None
     rival: Candidate | None
     verified: int
+    problems: Problems  # the round's, its first error the one it repaired
 
 
 @dataclass
@@ -48,6 +57,7 @@ class RoundContext:
     parser_hints: bool
     candidates: int  # model rewrites at most
     deadline: float
+    span_lines: int = 6  # the lines a model rewrite replaces at most
 
 
 def rule_candidates(language: str, document: str, problems: Problems) -> list[tuple[str, str]]:
@@ -106,17 +116,48 @@ def verified_rules(
     return found
 
 
+def rules_here(
+    language: str,
+    document: str,
+    problems: Problems,
+    span_lines: int,
+    lint: tuple[bool, int | None] = (False, None),
+) -> tuple[Problems, Span, list[Candidate]]:
+    """The rules' verified candidates for the round's first error, with the round's problems
+    and span. The round starts where the grammar puts the first error; the language's checker
+    is asked where the slip is (``anchored``) only when no candidate there repairs the file
+    to the checker's satisfaction, and the rules are asked again at its place when it differs
+    (where the grammar is right, which is most often, that question is saved)."""
+    span = choose_span(document.split("\n"), problems.targets[0], span_lines)
+    found = verified_rules(language, document, problems, span, lint)
+    best, _ = checked_best(language, ranked(found), problems.targets[0].line)
+    if best is not None and not best.remaining:
+        return problems, span, found
+    moved = anchored(language, document, problems)
+    if moved.targets[0] == problems.targets[0]:
+        return problems, span, found
+    span = choose_span(document.split("\n"), moved.targets[0], span_lines)
+    return moved, span, verified_rules(language, document, moved, span, lint)
+
+
 async def run_round(
     ctx: RoundContext,
     model: ModelCandidates,
     document: str,
     problems: Problems,
-    span: Span,
     judge: Judge | None,
 ) -> AsyncGenerator[Any, None]:
-    """Yield token events of model passes, then one ``RoundResult``."""
+    """Yield token events of model passes, then one ``RoundResult``. ``problems``: the
+    document's, as diagnosed (the language's checker anchors them where the round needs it)."""
     lint = (ctx.use_ruff, ctx.line_length)
     verified: list[Candidate] = []
+    if ctx.parser_hints:
+        problems, span, verified = await asyncio.to_thread(
+            rules_here, ctx.language, document, problems, ctx.span_lines, lint
+        )
+    else:
+        problems = await asyncio.to_thread(anchored, ctx.language, document, problems)
+        span = choose_span(document.split("\n"), problems.targets[0], ctx.span_lines)
 
     async def verify(rule: str, text: str) -> None:
         candidate = await asyncio.to_thread(
@@ -125,10 +166,6 @@ async def run_round(
         if candidate is not None:
             verified.append(candidate)
 
-    if ctx.parser_hints:
-        verified += await asyncio.to_thread(
-            verified_rules, ctx.language, document, problems, span, lint
-        )
     if not verified:
         async for item in model.continuations(document, problems.targets[0], ctx.deadline):
             if isinstance(item, TokenEvent):
@@ -155,7 +192,7 @@ async def run_round(
         order = ranked(order)
     target = problems.targets[0].line
     best, rival = await asyncio.to_thread(checked_best, ctx.language, order, target)
-    yield RoundResult(best, rival, len(verified))
+    yield RoundResult(best, rival, len(verified), problems)
 
 
 # The toolchain's checker is asked about this many of the best candidates at most.

@@ -65,9 +65,9 @@ def settings_read() -> set[str]:
                 if not isinstance(node, ast.Attribute):
                     continue
                 owner = node.value
-                if isinstance(owner, ast.Name) and owner.id == "settings":
-                    names.add(node.attr)
-                elif isinstance(owner, ast.Attribute) and owner.attr == "settings":
+                if (isinstance(owner, ast.Name) and owner.id == "settings") or (
+                    isinstance(owner, ast.Attribute) and owner.attr == "settings"
+                ):
                     names.add(node.attr)
     return names
 

@@ -9,10 +9,10 @@ import pytest
 from daemon.checks.syntax import check_syntax
 from daemon.checks.toolchain import ToolVerdict
 from daemon.repair import rounds
-from daemon.repair.diagnosis import anchored, choose_span, diagnose
+from daemon.repair.diagnosis import diagnose
 from daemon.repair.intent import Candidate, close_call, describe, ranked, token_change
 from daemon.repair.layout import closer_candidates, layout_mismatches
-from daemon.repair.rounds import checked_best, verified_rules
+from daemon.repair.rounds import checked_best, rules_here
 from daemon.repair.scan import scan
 
 
@@ -21,12 +21,10 @@ def repaired(language: str, text: str, rounds: int = 4) -> str | None:
     problems = diagnose(language, text, False, None)
     names = not problems.syntax  # as the pipeline: misspelt names only in a file that parses
     for _ in range(rounds):
-        problems = anchored(language, text, problems)
         if not problems.targets:
             return text
-        span = choose_span(text.split("\n"), problems.targets[0], 6)
-        order = ranked(verified_rules(language, text, problems, span))
-        best, _ = checked_best(language, order, problems.targets[0].line)
+        problems, _, found = rules_here(language, text, problems, 6)
+        best, _ = checked_best(language, ranked(found), problems.targets[0].line)
         if best is None:
             return None
         text = best.text
