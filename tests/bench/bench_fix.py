@@ -47,6 +47,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 from daemon.checks.syntax import check_syntax
 from daemon.checks.toolchain import tool_check
+from daemon.checks.typescript import typescript_compiler
 from daemon.client.daemon_client import DaemonClient
 from daemon.client.launcher import free_port, launch
 from daemon.engine.jobs import Budget, Finished
@@ -156,16 +157,21 @@ class FixDaemon:
         work = Path(tempfile.mkdtemp(prefix="assist-bench-fix-"))
         self.cache = work / "c.sqlite3"
         self.settings = settings.model_copy(update={"port": free_port(), "cache_path": self.cache})
-        saved = os.environ.get("PYTHONPATH")
-        if code is not None:
-            os.environ["PYTHONPATH"] = str(code)  # the daemon runs that checkout's code
+        # The daemon runs that checkout's code, with the TypeScript compiler this one finds (a
+        # worktree has no built editor extension, where the compiler is looked for last).
+        env = {"PYTHONPATH": str(code) if code is not None else None}
+        if "ASSIST_TYPESCRIPT" not in os.environ:
+            env["ASSIST_TYPESCRIPT"] = typescript_compiler()
+        saved = {name: os.environ.get(name) for name in env}
+        os.environ.update({name: value for name, value in env.items() if value is not None})
         try:
             self.process, _ = launch(self.settings, work / "daemon.log")
         finally:
-            if saved is None:
-                os.environ.pop("PYTHONPATH", None)
-            else:
-                os.environ["PYTHONPATH"] = saved
+            for name, value in saved.items():
+                if value is None:
+                    os.environ.pop(name, None)
+                else:
+                    os.environ[name] = value
         self.client = DaemonClient(self.settings.daemon_url)
         self.run = FixRun()
 
@@ -188,7 +194,7 @@ class FixDaemon:
         if done.timings.total_ms > self.settings.fix_deadline_ms:
             run.over_deadline += 1
         offered = done.text if done.changed and not done.alternatives else None
-        clean = not done.changed and done.verified
+        clean = not done.changed and bool(done.verified)
         result = corpus.outcome(path, offered, clean)
         run.record(path, result)
         if result == "intended" and done.repairs:
