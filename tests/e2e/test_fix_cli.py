@@ -134,7 +134,11 @@ def test_fix_json_through_a_pipe_closed_after_one_line_ends_quietly(daemon, tmp_
     from tests.e2e.test_cli import ASSIST
 
     target = tmp_path / "piped.py"
-    target.write_text("def total(items)\n    return sum(items)\n")
+    # More text than a pipe holds (64 KiB) in the events after the first: however fast the
+    # daemon answers, the command cannot have written them all before the pipe was closed.
+    filler = "".join(f"# line {n}: {'x' * 60}\n" for n in range(1500))
+    broken = "def total(items)\n    return sum(items)\n\n" + filler
+    target.write_text(broken)
     process = subprocess.Popen(
         [*ASSIST, "fix", str(target), "--json", "--no-cache", *port_args(daemon)],
         stdout=subprocess.PIPE,
@@ -149,10 +153,10 @@ def test_fix_json_through_a_pipe_closed_after_one_line_ends_quietly(daemon, tmp_
     assert first.startswith(b'{"event":"start"'), first
     assert "Traceback" not in stderr and "BrokenPipeError" not in stderr, stderr
     assert stderr == ""
-    # The stages come after the start event, once the daemon has worked: the pipe was closed
-    # by then, so the command met it (0 would mean it wrote everything before the close).
+    # The stages after the start event hold the file (more than the pipe holds): the command
+    # met the closed pipe (0 would mean it wrote everything before the close).
     assert status == EXIT_BROKEN_PIPE
-    assert target.read_text() == "def total(items)\n    return sum(items)\n"
+    assert target.read_text() == broken
 
 
 WRITER = """
