@@ -18,13 +18,24 @@ return function(H)
     end)
   end
 
+  -- The suggestion shown: its first line and info (one mark's virtual text), and the lines
+  -- below it (another mark's virtual lines).
   local function ghost()
+    local shown
+    local rest = {}
     for _, mark in ipairs(api.nvim_buf_get_extmarks(0, ns, 0, -1, { details = true })) do
       local text = mark[4].virt_text
       if text and text[1] then
-        return { first = text[1][1], info = text[2] and text[2][1] or "" }
+        shown = { first = text[1][1], info = text[2] and text[2][1] or "" }
+      end
+      for _, chunks in ipairs(mark[4].virt_lines or {}) do
+        table.insert(rest, chunks[1] and chunks[1][1] or "")
       end
     end
+    if shown then
+      shown.rest = rest
+    end
+    return shown
   end
 
   local function suggestion(use_cache)
