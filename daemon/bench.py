@@ -13,9 +13,9 @@ import json
 import statistics
 import tempfile
 import time
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from daemon.client.daemon_client import DaemonClient
 from daemon.client.launcher import free_port, launch
@@ -23,6 +23,9 @@ from daemon.engine.jobs import Budget, Job
 from daemon.engine.worker import Engine
 from daemon.protocol import CompleteRequest, DoneEvent, WorkspaceProfile
 from daemon.settings import Settings
+
+if TYPE_CHECKING:
+    from models.loaded import LoadedModel
 
 SAMPLE = '''import json
 from dataclasses import dataclass
@@ -114,21 +117,30 @@ def _request(text: str, tokens: int, cache: bool) -> CompleteRequest:
     )
 
 
+@dataclass
+class _Samples:
+    """Each run's figures, in milliseconds but for the decoding rates."""
+
+    cold: list[float] = field(default_factory=list)
+    cold_first: list[float] = field(default_factory=list)
+    warm: list[float] = field(default_factory=list)
+    warm_first: list[float] = field(default_factory=list)
+    warm_engine: list[float] = field(default_factory=list)
+    direct: list[float] = field(default_factory=list)
+    in_process: list[float] = field(default_factory=list)
+    hits: list[float] = field(default_factory=list)
+    rates: list[float] = field(default_factory=list)
+    generated: int = 0
+    direct_tokens: int = 0
+
+
 def measure(settings: Settings, repeat: int, tokens: int) -> BenchResult:
-    from llama_cpp import Llama
-
-    from daemon.cursor import Cursor
-    from daemon.prompt.build import build_prompt
-    from daemon.prompt.header import render_header
-    from models.backend import cpu_threads
-    from models.loaded import LoadedModel
-    from models.resolve import resolve_model
-
+    """Start a daemon of its own and load the same model here, then time ``repeat`` runs of
+    each kind, alternating."""
     work = Path(tempfile.mkdtemp(prefix="assist-bench-"))
-    port = free_port()
     bench_settings = settings.model_copy(
         update={
-            "port": port,
+            "port": free_port(),
             "host": "127.0.0.1",
             "url": None,
             "cache_path": work / "cache.sqlite3",
@@ -137,108 +149,143 @@ def measure(settings: Settings, repeat: int, tokens: int) -> BenchResult:
     process, health = launch(bench_settings, work / "daemon.log")
     try:
         client = DaemonClient(bench_settings.daemon_url)
-
-        resolved = resolve_model(settings.model_path, settings.cache_dir, settings.model)
-        model = LoadedModel(
-            resolved,
-            n_ctx=settings.n_ctx,
-            n_batch=settings.n_batch,
-            n_threads=settings.n_threads or cpu_threads(),
-            n_gpu_layers=settings.n_gpu_layers,
-            prompt_format=settings.prompt_format,
-            fingerprint_memo=settings.cache_dir / "fingerprints.json",
-            flash_attn=settings.flash_attn,
-        )
-        llm: Llama = model.llm
+        model = _direct_model(settings)
         warm_request = _request(SAMPLE, tokens, cache=False)
-        built = build_prompt(
-            model.format,
-            model,
-            Cursor.locate(warm_request.text, warm_request.line, warm_request.column),
-            budget=settings.prompt_budget_tokens,
-            suffix_budget=settings.suffix_budget_tokens,
-            header=render_header(PROFILE, "python", "config.py"),
-        )
-
-        cold, cold_first, warm, warm_first, hits, direct = [], [], [], [], [], []
-        in_process: list[float] = []
-        warm_engine: list[float] = []
+        built = _prompt_tokens(model, settings, warm_request)
         engine = Engine(model)  # not started: engine_job runs its loop on this thread
-        rates: list[float] = []
-        direct_tokens = 0
-        generated = 0
+        samples = _Samples()
         _timed(client, warm_request)  # the daemon's first request pays one-off costs
         for run in range(repeat):
-            # Cold: a different first line, so no KV prefix and no cached result apply.
-            cold_text = f"# run {run} {time.time_ns()}\n" + SAMPLE
-            elapsed, done = _timed(client, _request(cold_text, tokens, cache=False))
-            cold.append(elapsed)
-            cold_first.append(done.timings.first_token_ms or elapsed)
-            time.sleep(SETTLE_S)
-            # Warm: the same prompt again, result cache bypassed; the KV prefix is reused.
-            _timed(client, warm_request)
-            time.sleep(SETTLE_S)
-            elapsed, done = _timed(client, warm_request)
-            warm.append(elapsed)
-            warm_engine.append(done.timings.engine_ms or elapsed)
-            warm_first.append(done.timings.first_token_ms or elapsed)
-            generated = done.tokens
-            t = done.timings
-            decode_ms = t.total_ms - t.prompt_ms - t.queue_ms
-            if done.tokens > 1 and decode_ms > 0:
-                rates.append(done.tokens / (decode_ms / 1000))
-            time.sleep(SETTLE_S)
-            # Direct: llama-cpp-python on the same prompt tokens, warm KV, same token count.
-            llm.create_completion(built.tokens, max_tokens=generated, temperature=0.0)
-            time.sleep(SETTLE_S)
-            start = time.perf_counter()
-            out: Any = llm.create_completion(built.tokens, max_tokens=generated, temperature=0.0)
-            direct.append((time.perf_counter() - start) * 1000)
-            direct_tokens = out["usage"]["completion_tokens"]
-            time.sleep(SETTLE_S)
-            # The daemon's engine, in this process, on the same model: without HTTP and the
-            # service, what the generation loop itself costs against llama-cpp-python's.
-            engine_job(engine, built.tokens, generated)
-            time.sleep(SETTLE_S)
-            in_process.append(engine_job(engine, built.tokens, generated))
-            time.sleep(SETTLE_S)
-        _timed(client, _request(SAMPLE, tokens, cache=True))  # store the result
-        for _ in range(max(repeat, 5)):
-            elapsed, done = _timed(client, _request(SAMPLE, tokens, cache=True))
-            if not done.cached:
-                raise RuntimeError(
-                    "the repeated request was not answered from the cache: only verified "
-                    "answers are cached, and one cut this short does not parse; use a larger "
-                    "--completion-tokens"
-                )
-            hits.append(elapsed)
+            _one_run(client, model, engine, built, tokens, run, samples)
+        _hits(client, tokens, max(repeat, 5), samples)
         model.close()
         client.close()
     finally:
         process.terminate()
         process.wait(timeout=30)
+    return _result(health.model, health.backend, len(built), repeat, samples)
 
+
+def _direct_model(settings: Settings) -> LoadedModel:
+    """The daemon's model, loaded in this process for the direct calls."""
+    from models.backend import cpu_threads
+    from models.loaded import LoadedModel
+    from models.resolve import resolve_model
+
+    resolved = resolve_model(settings.model_path, settings.cache_dir, settings.model)
+    return LoadedModel(
+        resolved,
+        n_ctx=settings.n_ctx,
+        n_batch=settings.n_batch,
+        n_threads=settings.n_threads or cpu_threads(),
+        n_gpu_layers=settings.n_gpu_layers,
+        prompt_format=settings.prompt_format,
+        fingerprint_memo=settings.cache_dir / "fingerprints.json",
+        flash_attn=settings.flash_attn,
+    )
+
+
+def _prompt_tokens(model: LoadedModel, settings: Settings, request: CompleteRequest) -> list[int]:
+    """The prompt the daemon builds for ``request``, for the direct calls."""
+    from daemon.cursor import Cursor
+    from daemon.prompt.build import build_prompt
+    from daemon.prompt.header import render_header
+
+    built = build_prompt(
+        model.format,
+        model,
+        Cursor.locate(request.text, request.line, request.column),
+        budget=settings.prompt_budget_tokens,
+        suffix_budget=settings.suffix_budget_tokens,
+        header=render_header(PROFILE, "python", "config.py"),
+    )
+    return list(built.tokens)
+
+
+def _one_run(
+    client: DaemonClient,
+    model: LoadedModel,
+    engine: Engine,
+    built: list[int],
+    tokens: int,
+    run: int,
+    samples: _Samples,
+) -> None:
+    """One run of each kind: cold and warm through the daemon, the direct call, and the
+    daemon's engine in this process."""
+    # Cold: a different first line, so no KV prefix and no cached result apply.
+    cold_text = f"# run {run} {time.time_ns()}\n" + SAMPLE
+    elapsed, done = _timed(client, _request(cold_text, tokens, cache=False))
+    samples.cold.append(elapsed)
+    samples.cold_first.append(done.timings.first_token_ms or elapsed)
+    time.sleep(SETTLE_S)
+    # Warm: the same prompt again, result cache bypassed; the KV prefix is reused.
+    warm_request = _request(SAMPLE, tokens, cache=False)
+    _timed(client, warm_request)
+    time.sleep(SETTLE_S)
+    elapsed, done = _timed(client, warm_request)
+    samples.warm.append(elapsed)
+    samples.warm_engine.append(done.timings.engine_ms or elapsed)
+    samples.warm_first.append(done.timings.first_token_ms or elapsed)
+    samples.generated = generated = done.tokens
+    t = done.timings
+    decode_ms = t.total_ms - t.prompt_ms - t.queue_ms
+    if done.tokens > 1 and decode_ms > 0:
+        samples.rates.append(done.tokens / (decode_ms / 1000))
+    time.sleep(SETTLE_S)
+    # Direct: llama-cpp-python on the same prompt tokens, warm KV, same token count.
+    llm = model.llm
+    llm.create_completion(built, max_tokens=generated, temperature=0.0)
+    time.sleep(SETTLE_S)
+    start = time.perf_counter()
+    out: Any = llm.create_completion(built, max_tokens=generated, temperature=0.0)
+    samples.direct.append((time.perf_counter() - start) * 1000)
+    samples.direct_tokens = out["usage"]["completion_tokens"]
+    time.sleep(SETTLE_S)
+    # The daemon's engine, in this process, on the same model: without HTTP and the
+    # service, what the generation loop itself costs against llama-cpp-python's.
+    engine_job(engine, built, generated)
+    time.sleep(SETTLE_S)
+    samples.in_process.append(engine_job(engine, built, generated))
+    time.sleep(SETTLE_S)
+
+
+def _hits(client: DaemonClient, tokens: int, count: int, samples: _Samples) -> None:
+    """The same request ``count`` times once its answer is cached."""
+    _timed(client, _request(SAMPLE, tokens, cache=True))  # store the result
+    for _ in range(count):
+        elapsed, done = _timed(client, _request(SAMPLE, tokens, cache=True))
+        if not done.cached:
+            raise RuntimeError(
+                "the repeated request was not answered from the cache: only verified "
+                "answers are cached, and one cut this short does not parse; use a larger "
+                "--completion-tokens"
+            )
+        samples.hits.append(elapsed)
+
+
+def _result(model: str, backend: str, prompt_tokens: int, repeat: int, s: _Samples) -> BenchResult:
     med = statistics.median
     return BenchResult(
-        model=health.model,
-        backend=health.backend,
-        prompt_tokens=len(built.tokens),
-        tokens=generated,
+        model=model,
+        backend=backend,
+        prompt_tokens=prompt_tokens,
+        tokens=s.generated,
         repeat=repeat,
-        cold_miss_ms=med(cold),
-        cold_first_token_ms=med(cold_first),
-        warm_miss_ms=med(warm),
-        warm_first_token_ms=med(warm_first),
-        hit_ms=med(hits),
-        tokens_per_second=med(rates) if rates else 0.0,
-        direct_ms=med(direct),
-        direct_tokens=direct_tokens,
-        engine_ms=med(in_process),
-        hit_speedup=med(warm) / med(hits),
-        overhead_ratio=med(warm) / med(direct),
-        engine_ratio=med(in_process) / med(direct),
-        service_ratio=med(warm) / med(warm_engine),
-        composed_ratio=(med(in_process) / med(direct)) * (med(warm) / med(warm_engine)),
+        cold_miss_ms=med(s.cold),
+        cold_first_token_ms=med(s.cold_first),
+        warm_miss_ms=med(s.warm),
+        warm_first_token_ms=med(s.warm_first),
+        hit_ms=med(s.hits),
+        tokens_per_second=med(s.rates) if s.rates else 0.0,
+        direct_ms=med(s.direct),
+        direct_tokens=s.direct_tokens,
+        engine_ms=med(s.in_process),
+        hit_speedup=med(s.warm) / med(s.hits),
+        overhead_ratio=med(s.warm) / med(s.direct),
+        engine_ratio=med(s.in_process) / med(s.direct),
+        service_ratio=med(s.warm) / med(s.warm_engine),
+        composed_ratio=(med(s.in_process) / med(s.direct)) * (med(s.warm) / med(s.warm_engine)),
     )
 
 

@@ -31,6 +31,7 @@ from llama_cpp import Llama, _internals
 from models.backend import active_backend, cpu_threads, gpu_offload_supported, route_llama_logs
 from models.families import FORMATS, PromptFormat, detect_format
 from models.fingerprint import model_fingerprint
+from models.gguf import GGUFHeader
 from models.pieces import PieceIndex
 from models.resolve import HOW_TO_GET_A_MODEL, ModelNotFound, ResolvedModel
 
@@ -86,6 +87,37 @@ class ModelFacts:
     extra: dict[str, str] = field(default_factory=dict)
 
 
+def _load(
+    path: Path,
+    n_ctx: int,
+    n_batch: int,
+    threads: int,
+    layers: int,
+    vocab_only: bool,
+    flash_attn: str,
+) -> Llama:
+    """llama.cpp's model and context, or ``ModelNotFound`` saying why it could not load."""
+    try:
+        return Llama(
+            model_path=str(path),
+            n_ctx=n_ctx,
+            n_batch=n_batch,
+            n_ubatch=n_batch,
+            n_threads=threads,
+            n_threads_batch=threads,
+            n_gpu_layers=layers,
+            swa_full=True,  # sliding-window models keep the whole prefix, so it can be reused
+            vocab_only=vocab_only,  # remote generation: the vocabulary, not the weights
+            flash_attn=flash_attn == "on",
+            verbose=False,
+        )
+    except (ValueError, RuntimeError, OSError) as exc:
+        raise ModelNotFound(
+            f"llama.cpp could not load {path} ({exc}); the file may be corrupt or "
+            f"of an architecture this llama.cpp build does not know. {HOW_TO_GET_A_MODEL}"
+        ) from exc
+
+
 class LoadedModel:
     def __init__(
         self,
@@ -107,25 +139,7 @@ class LoadedModel:
         threads = n_threads or cpu_threads()
         layers = n_gpu_layers if offload else 0
         started = time.perf_counter()
-        try:
-            self.llm = Llama(
-                model_path=str(resolved.path),
-                n_ctx=n_ctx,
-                n_batch=n_batch,
-                n_ubatch=n_batch,
-                n_threads=threads,
-                n_threads_batch=threads,
-                n_gpu_layers=layers,
-                swa_full=True,  # sliding-window models keep the whole prefix, so it can be reused
-                vocab_only=vocab_only,  # remote generation: the vocabulary, not the weights
-                flash_attn=flash_attn == "on",
-                verbose=False,
-            )
-        except (ValueError, RuntimeError, OSError) as exc:
-            raise ModelNotFound(
-                f"llama.cpp could not load {resolved.path} ({exc}); the file may be corrupt or "
-                f"of an architecture this llama.cpp build does not know. {HOW_TO_GET_A_MODEL}"
-            ) from exc
+        self.llm = _load(resolved.path, n_ctx, n_batch, threads, layers, vocab_only, flash_attn)
         self.unified = unified or sequences == 1
         if not vocab_only and (
             sequences > 1 or (kv_cells or n_ctx) != n_ctx or flash_attn == "auto"
@@ -144,30 +158,10 @@ class LoadedModel:
         self._pieces: PieceIndex | None = None
         self._agreeing: dict[bytes, np.ndarray] = {}  # the last texts asked about
 
-        fim = {
-            "prefix": int(llama_cpp.llama_vocab_fim_pre(self.vocab)),
-            "suffix": int(llama_cpp.llama_vocab_fim_suf(self.vocab)),
-            "middle": int(llama_cpp.llama_vocab_fim_mid(self.vocab)),
-        }
-        fim = {k: v for k, v in fim.items() if v >= 0}
+        fim = self._fim_tokens()
         header = resolved.header
-        if prompt_format:
-            if prompt_format not in FORMATS:
-                raise ModelNotFound(
-                    f"unknown prompt format {prompt_format!r}; known: {', '.join(sorted(FORMATS))}"
-                )
-            self.format: PromptFormat = FORMATS[prompt_format]
-        else:
-            self.format = detect_format(header.architecture, header.name, self, len(fim) == 3)
-
-        stop_tokens: list[int] = []
-        stop_strings: list[str] = []
-        for piece in self.format.stop:
-            token = self.special_token(piece)
-            if token is None:
-                stop_strings.append(piece)
-            else:
-                stop_tokens.append(token)
+        self.format: PromptFormat = self._prompt_format(prompt_format, header, len(fim) == 3)
+        stop_tokens, stop_strings = self._stops()
         eog = [t for t in self._candidate_eog() if llama_cpp.llama_vocab_is_eog(self.vocab, t)]
         suppressed = [t for m in THINKING_MARKERS if (t := self.special_token(m)) is not None]
 
@@ -193,6 +187,39 @@ class LoadedModel:
             n_ctx_train=int(self.llm._model.n_ctx_train()),
             load_seconds=load_seconds,
         )
+
+    def _fim_tokens(self) -> dict[str, int]:
+        """The vocabulary's fill-in-the-middle tokens it has."""
+        fim = {
+            "prefix": int(llama_cpp.llama_vocab_fim_pre(self.vocab)),
+            "suffix": int(llama_cpp.llama_vocab_fim_suf(self.vocab)),
+            "middle": int(llama_cpp.llama_vocab_fim_mid(self.vocab)),
+        }
+        return {k: v for k, v in fim.items() if v >= 0}
+
+    def _prompt_format(self, named: str | None, header: GGUFHeader, has_fim: bool) -> PromptFormat:
+        """The prompt format the setting names, else the one the model's header and
+        vocabulary show."""
+        if not named:
+            return detect_format(header.architecture, header.name, self, has_fim)
+        if named not in FORMATS:
+            raise ModelNotFound(
+                f"unknown prompt format {named!r}; known: {', '.join(sorted(FORMATS))}"
+            )
+        return FORMATS[named]
+
+    def _stops(self) -> tuple[list[int], list[str]]:
+        """The format's stop pieces: those the vocabulary has as one special token, and the
+        others as strings."""
+        stop_tokens: list[int] = []
+        stop_strings: list[str] = []
+        for piece in self.format.stop:
+            token = self.special_token(piece)
+            if token is None:
+                stop_strings.append(piece)
+            else:
+                stop_tokens.append(token)
+        return stop_tokens, stop_strings
 
     def _use_sequences(self, sequences: int, cells: int, unified: bool, flash: int) -> None:
         """Replace the context ``Llama`` made with one of ``sequences`` sequences and ``cells``

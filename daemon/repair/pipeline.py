@@ -30,6 +30,7 @@ from daemon.pipeline.backend import Backend, elapsed_ms, ms_between
 from daemon.pipeline.flights import FlightTable
 from daemon.pipeline.keys import RepairKey
 from daemon.pipeline.requests import check_limits, language_of
+from daemon.pipeline.staged import Outcome, Staged
 from daemon.prompt.header import render_header
 from daemon.protocol import (
     Alternative,
@@ -173,19 +174,34 @@ class RepairPipeline:
             return
         lines = r.original.split("\n")
         span = choose_span(lines, targets[0], self.settings.fix_span_lines)
-        yield r.stage(
-            "skeleton",
-            _diagnosis(targets, span),
-            diagnostics=diagnostics,
-            span=span,
-        )
+        yield r.stage("skeleton", _diagnosis(targets, span), diagnostics=diagnostics, span=span)
+        rounds: Staged[Rounds] = Staged(self._rounds(r, admission))
+        try:
+            async for event in rounds:
+                yield event
+        except AssistError as exc:
+            yield exc.event()
+            return
+        done = rounds.result
+        if done.rival is not None:
+            ending = _offer_both(r, done.document, done.rival, done.steps)
+        elif done.problems.syntax or done.document == r.original:
+            ending = _declined_events(r, done.problems, done.steps)
+        else:
+            ending = self._repaired(r, done.document, done.steps)
+        async for event in ending:
+            yield event
+
+    async def _rounds(self, r: Repair, admission: Admission) -> AsyncGenerator[Any, None]:
+        """Repair rounds, one problem each, until the file is clean, a round finds nothing,
+        two repairs are equally good (a question for the user) or time is up: the model's
+        token events, then the ``Rounds``."""
         document = r.original
         problems = r.found
         # Misspelt names are repaired in a file that parses, not after its syntax repairs: a
         # name undefined there was most often defined elsewhere, and no one asked about it.
         names = not r.found.syntax
         steps: list[RepairStep] = []
-        rival: Candidate | None = None
         deadline = r.received + (r.req.deadline_ms or self.settings.fix_deadline_ms) / 1000
         context = RoundContext(
             language=r.language,
@@ -197,60 +213,45 @@ class RepairPipeline:
             span_lines=self.settings.fix_span_lines,
         )
         judge = Judge(self.backend, admission, r.header) if self.settings.fix_judge else None
-        try:
-            for _ in range(MAX_ROUNDS):
-                if not problems.targets or time.perf_counter() >= deadline:
-                    break
-                outcome: RoundResult | None = None
-                async for item in run_round(context, r.model, document, problems, judge):
-                    if isinstance(item, RoundResult):
-                        outcome = item
-                    else:
-                        yield item
-                if outcome is None:
-                    break
-                problems = outcome.problems  # where the checker anchored the round
-                if outcome.best is None:
-                    break
-                best = outcome.best
-                steps.append(_step(problems.targets[0], best, outcome.verified))
-                if outcome.rival is not None:
-                    rival = outcome.rival
-                    break  # a question for the user: no further guesses on top of it
-                document = best.text
-                if best.after is not None and (best.after.complete or not names):
-                    problems = best.after  # the winner's own check: the next round's start
-                else:
-                    problems = await asyncio.to_thread(
-                        diagnose, r.language, document, r.use_ruff, _line_length(r), names
-                    )
-        except AssistError as exc:
-            yield exc.event()
-            return
-
-        if rival is not None:
-            async for event in _offer_both(r, document, rival, steps):
-                yield event
-            return
-        if problems.syntax or document == r.original:
-            reason = _declined(steps, problems)
-            unrepaired = info(problems.targets[0]) if steps and problems.targets else None
-            yield r.stage("logic", r.original, ok=False, reason=reason)
-            yield r.stage("final", r.original, ok=False, reason=reason)
-            yield _done(
-                r,
-                r.original,
-                changed=False,
-                verified=False,
-                diff="",
-                steps=steps,
-                unrepaired=unrepaired,
+        assert r.model is not None
+        for _ in range(MAX_ROUNDS):
+            if not problems.targets or time.perf_counter() >= deadline:
+                break
+            round_: Staged[RoundResult] = Staged(
+                run_round(context, r.model, document, problems, judge)
             )
-            return
+            async for event in round_:
+                yield event
+            if not round_.ended:
+                break
+            outcome = round_.result
+            problems = outcome.problems  # where the checker anchored the round
+            if outcome.best is None:
+                break
+            best = outcome.best
+            steps.append(_step(problems.targets[0], best, outcome.verified))
+            if outcome.rival is not None:
+                # A question for the user: no further guesses on top of it.
+                yield Outcome(Rounds(document, problems, steps, outcome.rival))
+                return
+            document = best.text
+            if best.after is not None and (best.after.complete or not names):
+                problems = best.after  # the winner's own check: the next round's start
+            else:
+                problems = await asyncio.to_thread(
+                    diagnose, r.language, document, r.use_ruff, _line_length(r), names
+                )
+        yield Outcome(Rounds(document, problems, steps, None))
+
+    async def _repaired(
+        self, r: Repair, document: str, steps: list[RepairStep]
+    ) -> AsyncGenerator[Any, None]:
+        """The repaired file: formatted as the workspace does, cached, with its diff."""
         yield r.stage("logic", document)
         final, formatter, note = await _format(r, document)
         diff = unified_diff(r.original, final, r.req.path)
         yield r.stage("final", final, diff=diff, formatter=formatter, reason=note)
+        assert r.model is not None
         await self.backend.store(
             r.key,
             CachedResult(
@@ -258,6 +259,30 @@ class RepairPipeline:
             ),
         )
         yield _done(r, final, changed=True, verified=True, diff=diff, steps=steps)
+
+
+@dataclass(frozen=True)
+class Rounds:
+    """Where the rounds left the file: its text and problems, the repairs made, and a rival
+    to the last one when two were equally good."""
+
+    document: str
+    problems: Problems
+    steps: list[RepairStep]
+    rival: Candidate | None
+
+
+async def _declined_events(
+    r: Repair, problems: Problems, steps: list[RepairStep]
+) -> AsyncGenerator[Any, None]:
+    """The file as it was: no repair verified, or the syntax is still broken."""
+    reason = _declined(steps, problems)
+    unrepaired = info(problems.targets[0]) if steps and problems.targets else None
+    yield r.stage("logic", r.original, ok=False, reason=reason)
+    yield r.stage("final", r.original, ok=False, reason=reason)
+    yield _done(
+        r, r.original, changed=False, verified=False, diff="", steps=steps, unrepaired=unrepaired
+    )
 
 
 def _step(target: Diagnostic, best: Candidate, verified: int) -> RepairStep:

@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from daemon.checks.toolchain import tool_check
+from daemon.pipeline.staged import Outcome
 from daemon.protocol import Span, TokenEvent
 from daemon.repair.candidates import ModelCandidates
 from daemon.repair.diagnosis import (
@@ -147,8 +148,9 @@ async def run_round(
     problems: Problems,
     judge: Judge | None,
 ) -> AsyncGenerator[Any, None]:
-    """Yield token events of model passes, then one ``RoundResult``. ``problems``: the
-    document's, as diagnosed (the language's checker anchors them where the round needs it)."""
+    """Yield token events of model passes, then one ``RoundResult`` as the stream's
+    ``Outcome``. ``problems``: the document's, as diagnosed (the language's checker anchors
+    them where the round needs it)."""
     lint = (ctx.use_ruff, ctx.line_length)
     verified: list[Candidate] = []
     if ctx.parser_hints:
@@ -192,7 +194,7 @@ async def run_round(
         order = ranked(order)
     target = problems.targets[0].line
     best, rival = await asyncio.to_thread(checked_best, ctx.language, order, target)
-    yield RoundResult(best, rival, len(verified), problems)
+    yield Outcome(RoundResult(best, rival, len(verified), problems))
 
 
 # The toolchain's checker is asked about this many of the best candidates at most.

@@ -51,7 +51,7 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 from daemon.answers.candidates import undefined_fault
-from daemon.answers.completion import FAST_MAX_LINES
+from daemon.answers.fast_path import FAST_MAX_LINES
 from daemon.answers.gap import RULES, trim_to_gap
 from daemon.answers.route import decide_route
 from daemon.client.daemon_client import DaemonClient

@@ -420,7 +420,7 @@ async def test_the_rules_version_is_part_of_the_cache_key(monkeypatch):
     first = await collect(await pipeline(backend).start(loop_request(), "alice"))
     assert not first[-1].cached
     monkeypatch.setattr(
-        "daemon.answers.completion.COMPLETION_RULES_VERSION", COMPLETION_RULES_VERSION + 1
+        "daemon.answers.prepared.COMPLETION_RULES_VERSION", COMPLETION_RULES_VERSION + 1
     )
     newer = await collect(await pipeline(backend).start(loop_request(), "alice"))
     assert not newer[-1].cached and len(backend.runs) == 2
