@@ -1,24 +1,4 @@
-"""The completion pipeline: route, prompt, cache, then the answer in stages.
-
-Fast path (one pass): ``skeleton`` is the first line as soon as it is written, ``logic`` the
-whole answer, ``final`` the verified answer. Deep path (an empty body after a signature):
-``skeleton`` is a placeholder body sent before any model token, ``logic`` the body the model
-writes (without comments unless ``deep_comments`` is on: ``daemon.answers.comments``),
-``errors`` a second pass steered towards validation and error handling, offered as an
-alternative, ``final`` the logic body when it verified (else the errors pass's, when that did),
-formatted when the workspace's formatter is installed. A body that is only a placeholder
-(``# Your code here`` and ``pass``) is no answer: it is asked for once more with the language's
-do-nothing statements and comments forbidden (``daemon.answers.placeholder``), and never shown
-as verified or cached. Checks nobody asked for change what a
-body does (an empty input that raises instead of returning), so they never replace the body on
-their own. A stage that fails verification is sent with ``ok: false`` and the previous valid
-text.
-
-With the ``postprocess`` setting (on by default), answers are trimmed to the gap at the cursor
-(``daemon.answers.gap``): the engine stops where the gap ends, and every stage's text is cut
-and fitted to it before it is shown or cached; the final stage's reason names the rules that
-fired.
-"""
+"""The completion pipeline: route, prompt, cache, then the answer in stages."""
 
 from __future__ import annotations
 
