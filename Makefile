@@ -10,7 +10,7 @@ LLAMA_CPP := $(shell grep -o 'llama-cpp-python==[0-9.]*' pyproject.toml)
 # x86-64 only: other compilers' targets do not know these flags.
 NO_AMX := $(if $(filter x86_64,$(shell uname -m)),-mno-amx-tile -mno-amx-int8 -mno-amx-bf16,)
 
-.PHONY: install run test unit e2e editors vscode codeserver browser lint fmt typecheck bench clean
+.PHONY: install run test unit e2e editors vscode codeserver browser lint fmt typecheck readme-tree bench clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -61,9 +61,15 @@ lint: $(STAMP)
 	$(BIN)/ruff format --check .
 	$(BIN)/mypy
 	$(BIN)/lint-imports
+	$(BIN)/mypy scripts/readme_tree.py
+	$(BIN)/python scripts/readme_tree.py --check
 
 typecheck: $(STAMP)
 	$(BIN)/mypy
+
+## Write the module tree of README.md's "How it is built" from each module's docstring.
+readme-tree: $(STAMP)
+	$(BIN)/python scripts/readme_tree.py
 
 fmt: $(STAMP)
 	$(BIN)/ruff format .

@@ -1,10 +1,5 @@
-"""``assist bench``: latency of the same completion cold, warm and cached, and the daemon's
-overhead against calling llama-cpp-python directly with the same prompt and token count.
-
-Everything is measured in one run on this machine: a daemon is started on a free loopback
-port with an empty cache of its own, and the same model is loaded in this process for the
-direct calls. Runs alternate between the daemon and the direct call so both see the same
-machine load. Figures are medians.
+"""``assist bench``: the same completion cold, warm and cached, against llama-cpp-python.
+The daemon's overhead is measured against direct calls with the same prompt and token count.
 """
 
 from __future__ import annotations
@@ -80,6 +75,10 @@ class BenchResult:
     composed_ratio: float
 
 
+# Everything is measured in one run on this machine: a daemon is started on a free loopback port
+# with an empty cache of its own, and the same model is loaded in this process for the direct
+# calls. Runs alternate between the daemon and the direct call so that both see the same machine
+# load. Figures are medians.
 def _timed(client: DaemonClient, request: CompleteRequest) -> tuple[float, DoneEvent]:
     start = time.perf_counter()
     done = None

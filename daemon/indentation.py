@@ -1,5 +1,4 @@
-"""A line's leading whitespace and the columns it takes: what completions and repairs read
-of the layout (a tab counts as ``TAB_WIDTH`` columns)."""
+"""A line's leading whitespace and the columns it takes (a tab is ``TAB_WIDTH`` columns)."""
 
 from __future__ import annotations
 

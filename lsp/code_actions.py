@@ -1,13 +1,4 @@
-"""Quick fixes: "Fix with assist" for each syntax error in the requested range, and in a Python
-file that parses, for each misspelt name (``daemon/checks/names.py``).
-
-The errors come from the same parsers the daemon verifies with (run here, on the editor's text),
-and from the language's own checker where the grammar accepts what the language does not.
-An action carries an edit only once the daemon has produced a verified fix: with clients that
-resolve code actions lazily the fix runs when the user picks the action; with the others it
-runs before the action is offered, and an error with no verified fix gets no action. When the
-daemon finds two repairs about as likely that mean different things, both are offered.
-"""
+"""Quick fixes: "Fix with assist" for syntax errors and, in Python, misspelt names."""
 
 from __future__ import annotations
 
@@ -42,6 +33,12 @@ def _resolves_edits(ls: AssistServer) -> bool:
 Alternatives = tuple[tuple[str, types.WorkspaceEdit], ...]
 
 
+# The errors come from the same parsers the daemon verifies with (run here, on the editor's text),
+# and from the language's own checker where the grammar accepts what the language does not. An
+# action carries an edit only once the daemon has produced a verified fix: with clients that
+# resolve code actions lazily the fix runs when the user picks the action; with the others it runs
+# before the action is offered, and an error with no verified fix gets no action. When the daemon
+# finds two repairs about as likely that mean different things, both are offered.
 def register(server: AssistServer) -> None:
     # uri -> (version, alternatives): what a lazily resolved fix found besides its edit.
     remembered: dict[str, tuple[int | None, Alternatives]] = {}

@@ -1,5 +1,6 @@
-"""The ``assist.fixFile`` command: repair the whole file, with progress, and apply the verified
-fix. (``assist.feedback``, the report on a shown answer, belongs to ``lsp.completion``.)"""
+"""The ``assist.fixFile`` command: repair the whole file, with progress, and apply the fix.
+``assist.feedback``, the report on a shown answer, belongs to ``lsp.completion``.
+"""
 
 from __future__ import annotations
 

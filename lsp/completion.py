@@ -1,22 +1,4 @@
-"""Completions: ghost text (``textDocument/inlineCompletion``) and completion items.
-
-What the user sees: after a short pause in typing, the daemon's answer for the cursor, as
-inline ghost text accepted with one key (editors with inline completion), or as one completion
-item (every other LSP client). Long answers stream their stages as ``assist/stage``
-notifications. A newer request for the same document, or ``$/cancelRequest``, cancels the
-daemon's generation. Accepting an answer reports it back (``assist.feedback``); an answer the
-user typed past without accepting it is reported as rejected.
-
-The daemon is sent a window of the document around the cursor (``window_around``), so that a
-very large document can be completed; answers are relative to the cursor, and the edits given
-to the editor are placed at the cursor's position in the whole document. With the window go
-snippets of the rest of the workspace (``gather_context``): the signatures of what the document
-imports from it, and the lines around the programmer's recent edits in other open documents,
-which the server records as the editor reports each change (setting ``context`` turns this off).
-
-``CompletionState`` is what the feature remembers between requests; ``register`` gives the
-handlers their state.
-"""
+"""Completions: ghost text (``textDocument/inlineCompletion``) and completion items."""
 
 from __future__ import annotations
 
@@ -122,6 +104,12 @@ def still_possible(shown: Shown, text: str, offset: int) -> bool:
     return text.startswith(shown.answer, shown.offset)  # inserted it, then went on
 
 
+# What the feature remembers between requests (register gives the handlers their state). The daemon
+# is sent a window of the document around the cursor, so a very large document can be completed;
+# answers are relative to the cursor, and the edits given to the editor are placed at the cursor's
+# position in the whole document. An answer the user typed past without accepting it is reported as
+# rejected. The lines around recent edits in other open documents come from the changes the editor
+# reports.
 class CompletionState:
     """What completions remember: the debouncer, the last answer shown per document, the
     recent answers' languages and acceptances (both bounded) for their feedback, and the

@@ -1,9 +1,5 @@
-"""Building the language server and running it: ``create_server`` makes an ``AssistServer``,
-gives each feature its state and registers it; ``main`` serves the editor on stdio
-(``assist lsp``).
-
-Imports go one way: this module imports the server and the features, the features import the
-server, and the server imports no feature.
+"""Building the language server (``create_server``) and serving it on stdio (``main``).
+Imports go one way: this module imports the server and the features, which import the server.
 """
 
 from __future__ import annotations

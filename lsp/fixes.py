@@ -1,5 +1,6 @@
-"""Running a repair for a document: the daemon's ``/v1/fix`` stream, stage notifications,
-work-done progress, and the edit of a verified fix (only ever a verified one)."""
+"""Running a repair for a document: the ``/v1/fix`` stream, notifications, progress, the edit.
+Only a verified fix is ever given to the editor as an edit.
+"""
 
 from __future__ import annotations
 

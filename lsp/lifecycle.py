@@ -1,5 +1,4 @@
-"""Start and stop: options from ``initializationOptions`` and ``workspace/configuration``,
-workspace folders for the profiles, and the daemon connection."""
+"""Start and stop: the server's options, the workspace folders, and the daemon connection."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""What llama.cpp was built with and can run on: backends, GPU offload, log routing."""
+"""What llama.cpp was built with: its compute backends (CUDA, Metal, CPU), GPU offload, logs."""
 
 from __future__ import annotations
 

@@ -1,19 +1,4 @@
-"""A model loaded into llama.cpp, with what assist needs to know about it.
-
-``LoadedModel`` owns the ``Llama`` object (use it from one thread only: the engine's worker),
-whose context holds ``sequences`` sequences (the engine decodes several together): each in a
-KV stream of its own of ``n_ctx`` cells, or, with ``unified``, all in one KV cache of
-``kv_cells`` cells where a prefix copied between sequences is shared, not duplicated. Attention
-in a unified cache runs over every cell in use, so its cost grows with all the documents it
-holds (measured here: prompt reading 232 tokens a second with the cache empty, 46 with seven
-documents of 1,500 tokens held); separate streams keep each sequence's cost its own.
-answers the ``Vocabulary`` protocol for prompt formats (tokenization only touches the
-vocabulary, which is read-only after load and safe from any thread), and knows the model's
-family, FIM markers, end-of-generation and stop tokens, reasoning tokens to suppress, and the
-fingerprint of its weights. With ``vocab_only`` only the vocabulary is loaded: generation then
-runs on remote servers, and the file gives the tokens and the prompt format
-(``text_of`` spells a token prompt out for them).
-"""
+"""A model loaded into llama.cpp, with what assist needs to know about it."""
 
 from __future__ import annotations
 
@@ -75,7 +60,7 @@ class ModelFacts:
     stop_tokens: list[int]
     stop_strings: list[str]
     suppressed_tokens: list[int]
-    backend: str
+    backend: str  # llama.cpp's compute backend: "CUDA", "Metal", "CPU" (not a remote server)
     gpu_offload: bool
     n_gpu_layers: int  # layers offloaded to the GPU (0 without offload)
     n_layers: int
@@ -118,6 +103,14 @@ def _load(
         ) from exc
 
 
+# Owns the Llama object (use it from the engine's worker thread only), whose context holds
+# ``sequences`` sequences: each in a KV stream of its own of n_ctx cells or, with ``unified``, all
+# in one cache of kv_cells cells where a copied prefix is shared (attention then runs over every
+# cell in use, so its cost grows with all the documents held). Answers the Vocabulary protocol for
+# prompt formats (the vocabulary is read-only after load and safe from any thread), and knows the
+# model's family, FIM markers, stop tokens, reasoning tokens to suppress and its fingerprint. With
+# vocab_only only the vocabulary is loaded: generation runs on the remote servers, and text_of
+# spells a token prompt out for them.
 class LoadedModel:
     def __init__(
         self,

@@ -1,29 +1,5 @@
-"""Several fast-path answers from one prompt: each candidate fitted to the gap, checked against
-the workspace, ranked, and judged by the model's confidence.
-
-The engine decodes up to the ``candidates`` setting's continuations together
-(``daemon.engine.fork``): the job's own, greedy, and others that start from the next most
-likely first tokens. Each is trimmed to the gap as the one answer always was, then ranked:
-
-1. an answer that verifies (the file parses where it parsed) before one that does not;
-2. in Python, one that brings no new undefined name (ruff's F821 on the document with the
-   answer in place, where ruff is installed) before one that does;
-3. one whose call to a workspace function bound to its signature as the model wrote it before
-   one the call-fitting rule had to cut;
-4. then the model's own choice: its greedy continuation first, the others by the probability
-   of their first line.
-
-The model's own choice stays ahead of the probabilities on purpose: on the real-code benchmark
-(``tests/bench/bench_realcode.py``) the greedy line is the author's more often than a more
-probable other line, which is usually shorter (a line's probability falls with its length).
-
-The confidence of an answer is the model's probability of its first line: the product of its
-tokens' probabilities up to and including the token that ends the line. The gate
-(``min_confidence``) holds back an answer under the threshold; a user who accepts most answers
-gets a lower threshold, one who rejects most a higher one (``threshold_for``). The gate holds
-back, whatever its confidence, an answer that brings a new undefined name (``UNDEFINED``), a
-name that neither ruff nor the document knows: such a line cannot be the author's as it
-stands.
+"""Several fast-path answers from one prompt, each fitted to the gap, ranked and gated.
+The gate is the model's confidence in the first line (``min_confidence``).
 """
 
 from __future__ import annotations
@@ -149,6 +125,15 @@ def _rank_key(each: Candidate) -> tuple[int, int, int, int, float]:
     )
 
 
+# The ranking, best first: an answer that verifies (the file parses where it parsed); in Python,
+# one that brings no new undefined name (ruff's F821 with the answer in place, where ruff is
+# installed); one whose call to a workspace function bound to its signature as the model wrote it,
+# before one the call-fitting rule had to cut; then the model's own choice: its greedy
+# continuation, then the others by their first line's probability.
+#
+# The greedy choice stays ahead of the probabilities on purpose: on the real-code benchmark
+# (tests/bench/bench_realcode.py) the greedy line is the author's more often than a more probable
+# other line, which is usually shorter (a line's probability falls with its length).
 def ranked(candidates: Sequence[Candidate]) -> list[Candidate]:
     """Best first, without empty answers and without a text an earlier one has."""
     seen: set[str] = set()

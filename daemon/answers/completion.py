@@ -1,6 +1,5 @@
-"""The completion pipeline: a request prepared once (``prepared``), answered from the cache
-(exact, then typed on from an earlier answer) or by one flight on the fast or the deep path,
-and the feedback that tunes the confidence gate and fast mode."""
+"""The completion pipeline: requests answered from the cache or by one flight in stages.
+It prepares each once, and keeps the feedback that tunes the confidence gate and fast mode."""
 
 from __future__ import annotations
 

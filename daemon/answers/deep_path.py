@@ -1,6 +1,5 @@
-"""The deep path: a body in stages, each a method of its own: a placeholder ``skeleton``, the
-``logic`` body the model writes, an ``errors`` pass asked for validation and error handling,
-and the ``final`` body, verified and formatted."""
+"""The deep path: a body in stages, one method each (skeleton, logic, errors, final).
+The errors pass asks for validation and error handling; the final body is verified."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
-"""The fast path: one pass, whose candidates are fitted to the gap, checked and ranked; its
-stages are the first line (``skeleton``), the whole answer (``logic``) and the ``final`` one."""
+"""The fast path: one pass, whose candidates are fitted to the gap, checked and ranked.
+Its stages: the first line (``skeleton``), the whole answer (``logic``), the ``final`` one."""
 
 from __future__ import annotations
 

@@ -1,5 +1,4 @@
-"""The last of a completion's stream: its final stage through the confidence gate, and the
-done event with its timings."""
+"""The end of a completion: its final stage through the confidence gate, and the done event."""
 
 from __future__ import annotations
 

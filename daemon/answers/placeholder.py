@@ -1,13 +1,5 @@
 """Bodies that are placeholders, not code, and the tokens that spell them.
-
-Asked for a whole body, a small model sometimes writes what a tutorial leaves for the reader:
-``# Your code here`` and ``pass``, ``todo!()``, a "not implemented" throw. That verifies (it
-parses) but it is not an answer: the deep path neither shows it as a verified body nor caches
-it, and, where the language's do-nothing statements are single tokens of the model's
-vocabulary, asks once more with those tokens and comments forbidden (``placeholder_tokens``).
-
-A body is a placeholder when it has no statement but comments, docstrings and do-nothing
-statements. Python is read with ``ast``; other languages line by line.
+``# Your code here`` and ``pass``, ``todo!()``, a "not implemented" throw.
 """
 
 from __future__ import annotations
@@ -43,6 +35,9 @@ _SPELLINGS = {
 _LEADS = ("", " ", "\t")
 
 
+# A placeholder has no statement but comments, docstrings and do-nothing statements (``pass``,
+# ``...``, ``todo!()``, a "not implemented" throw). Python is read with ast; other languages line
+# by line.
 def is_placeholder(language: str | None, body: str) -> bool:
     """Whether ``body`` (the text inserted as a body) holds nothing but comments, docstrings
     and do-nothing statements. A blank body is not a placeholder: it is no body at all."""

@@ -1,15 +1,4 @@
-"""Cache hits that survive typing: after an answer is shown, typing its first characters still
-finds it.
-
-For each completion answered, the index remembers the text before the cursor (as its length and
-a hash), the answer, and a key made of everything else the answer depended on (model, prompt
-format, profile header, the text after the cursor). A later request with the same key whose text
-before the cursor is the remembered one plus characters the answer starts with gets the rest of
-the answer at once. A request that typed on from a place whose answer is still being written
-(a client showed its first line and asks at the place after it) waits for that answer
-(``Unfinished``) before it looks; one that takes a first line (a drop-in client with a time
-limit) gets the next line of that answer as soon as the model has written it.
-"""
+"""Cache hits that survive typing: a shown answer's first characters, typed, still find it."""
 
 from __future__ import annotations
 
@@ -40,6 +29,11 @@ def _hash(text: str) -> str:
     return xxhash.xxh3_128_hexdigest(text.encode("utf-8", "surrogatepass"))
 
 
+# For each completion answered, the index remembers the text before the cursor (as its length and a
+# hash), the answer, and a key made of everything else the answer depended on (model, prompt
+# format, profile header, the text after the cursor). A later request with the same key whose text
+# before the cursor is the remembered one plus characters the answer starts with gets the rest of
+# the answer at once.
 class TypingIndex:
     def __init__(self) -> None:
         self._entries: OrderedDict[str, list[Typed]] = OrderedDict()
@@ -140,6 +134,10 @@ class Writing:
         return fitted[len(typed) :]
 
 
+# A request that typed on from a place whose answer is still being written (a client showed its
+# first line and asks at the place after it) waits for that answer before it looks; one that takes
+# a first line (a drop-in client with a time limit) gets the next line of that answer as soon as
+# the model has written it.
 class Unfinished:
     """The answers being written, by typing key and the text before their cursor."""
 

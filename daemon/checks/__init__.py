@@ -1,2 +1,1 @@
-"""Checks that judge code: syntax errors from real parsers, verification of an answer, ruff's
-findings, and the workspace's formatter."""
+"""Checks that judge code: parsers, verification, ruff's findings, the workspace's formatter."""

@@ -1,20 +1,5 @@
-r"""What C's tree-sitter grammar accepts and a C compiler rejects: the slips it reads as code.
-
-The grammar cannot know which words are types (they come from headers it never sees), so it
-reads any ``word word`` at a statement's start as a declaration. Three slips hide that way,
-and each is found here without the headers:
-
-- a misspelt keyword (``retrun (int)x;``, ``rteurn f(a);``): a "type" one slip from a C
-  keyword that the file names nowhere else;
-- a lost member dot (``strm avail_out = 0;`` for ``strm.avail_out``): a "type" that is a
-  variable declared in an enclosing scope, which a type cannot be;
-- a header's name with a space in it (``#include <Python h>``): a lost dot;
-- a string or character literal that a line of a macro's body leaves open (``*p++ = 'a; \``):
-  the grammar keeps a ``#define``'s body as text.
-
-There is no C checker to ask in their place: ``gcc -fsyntax-only`` needs the headers the
-file includes, which a repair does not have. Each finding is a diagnostic like the parser's,
-at the word.
+"""The slips C's tree-sitter grammar reads as code and a C compiler rejects.
+Found without the headers the file includes, which a repair does not have.
 """
 
 from __future__ import annotations
@@ -39,6 +24,14 @@ _DECLARATORS = frozenset(
 _SCOPES = frozenset({"compound_statement", "translation_unit", "for_statement"})
 
 
+# The grammar cannot know which words are types (they come from headers it never sees), so it reads
+# any ``word word`` at a statement's start as a declaration. Found here: a misspelt keyword
+# (``retrun (int)x;``: a "type" one slip from a C keyword that the file names nowhere else); a lost
+# member dot (``strm avail_out = 0;``: a "type" that is a variable declared in an enclosing scope);
+# a header's name with a space in it (``#include <Python h>``); a string or character literal that
+# a line of a macro's body leaves open (the grammar keeps a ``#define``'s body as text). There is
+# no C checker to ask in their place: ``gcc -fsyntax-only`` needs the headers the file includes.
+# Each finding is a diagnostic like the parser's, at the word.
 def c_gaps(text: str) -> list[Diagnostic]:
     """The slips in a C file that its grammar parsed without an error, in document order."""
     tree, source = parse_tree("c", text)

@@ -1,20 +1,4 @@
-"""C's grammar errors that are the preprocessor's business, told apart from the author's.
-
-tree-sitter parses C before preprocessing, so real, compiling files have "errors" where a
-macro stands for something the grammar cannot guess: an attribute before a function
-(``CPy_NOINLINE``, ``static void XMLCALL``, zlib's ``local void quit(...)``), a macro call
-that is a statement without ``;`` (``CPY_UNROLL_LOOP(4)`` before a loop), or ``#if`` lines
-inside an initializer or an expression. Left in, such an error is the first a repair targets,
-and it is "fixed" by a change the author never meant (a ``;`` after the macro), or it hides
-the real typo behind it.
-
-``without_macro_errors`` blanks, one at a time, what could be such a macro near each error
-(a conditional directive line inside the error, or a word shaped like a macro or ``#define``d
-by the file, before the error on its line or on the line above), and keeps a blank only when
-the grammar then reports fewer errors. Blanks keep every offset, so the errors left are at
-their places in the real text. Names the file uses as code are never blanked (they are not
-macro-shaped), so a typo between two of them is never hidden.
-"""
+"""C's grammar errors that are the preprocessor's business, told apart from the author's."""
 
 from __future__ import annotations
 
@@ -50,6 +34,19 @@ _NEUTRAL = frozenset({"va_arg", "offsetof"})
 _SIMPLE_ARGUMENTS = re.compile(r"[\w\s,*]*")
 
 
+# tree-sitter parses C before preprocessing, so real, compiling files have "errors" where a macro
+# stands for something the grammar cannot guess: an attribute before a function (``CPy_NOINLINE``,
+# ``static void XMLCALL``, zlib's ``local void quit(...)``), a macro call that is a statement
+# without ``;``, or ``#if`` lines inside an initializer or an expression. Left in, such an error is
+# the first a repair targets, "fixed" by a change the author never meant, or it hides the real typo
+# behind it.
+#
+# What could be such a macro near each error (a conditional directive line inside the error, or a
+# word shaped like a macro or ``#define``d by the file, before the error on its line or on the line
+# above) is blanked, one at a time, and a blank is kept only when the grammar then reports fewer
+# errors. Blanks keep every offset, so the errors left are at their places in the real text. Names
+# the file uses as code are never blanked (they are not macro-shaped), so a typo between two of
+# them is never hidden.
 def without_macro_errors(
     text: str, errors: list[Diagnostic], parse: Callable[[str], list[Diagnostic]]
 ) -> list[Diagnostic]:

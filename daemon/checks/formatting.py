@@ -1,15 +1,4 @@
-"""Format code with the formatter the workspace uses, when that formatter is installed.
-
-The last stage of an answer is "formatted, verified": a fix formatted the way the workspace
-formats its code is a diff the user can accept without a second clean-up. Which formatter
-applies comes from the workspace profile's ``tools`` (what the workspace configures); whether
-it runs depends on what is installed here. Formatters run on stdin and stdout only, in an empty
-temporary directory with a timeout, and read no configuration of the user's: the workspace's
-settings that matter (line length) come with the request.
-
-Each formatter is a ``Formatter`` in ``FORMATTERS``, tried in that order; prettier, rustfmt or
-gofmt would be one more entry each.
-"""
+"""Format code with the formatter the workspace uses, when that formatter is installed."""
 
 from __future__ import annotations
 
@@ -30,6 +19,11 @@ log = logging.getLogger(__name__)
 Command = Callable[[int | None, Path], list[str] | None]
 
 
+# Which formatter applies comes from the workspace profile's ``tools``; whether it runs depends on
+# what is installed here. A formatter runs on stdin and stdout only, in an empty temporary
+# directory with a timeout, and reads no configuration of the user's: the settings that matter
+# (line length) come with the request. FORMATTERS are tried in order; prettier, rustfmt or gofmt
+# would be one more entry each.
 @dataclass(frozen=True)
 class Formatter:
     name: str  # the tool's name as WorkspaceProfile.tools lists it

@@ -1,15 +1,4 @@
-"""Linter findings for Python from ruff, when ruff is installed.
-
-A repair must do more than parse: a fix that parses but uses an undefined name or leaves a
-name unbound is still broken, and ruff finds that in milliseconds. It runs on the text alone:
-the text goes in on stdin, the process works in a fresh temporary directory, and no
-configuration file is read (``--isolated``), so the findings depend on the text only and no
-file of the user's is ever read or written.
-
-The rules are ruff's own default set (pyflakes, and pycodestyle's import, statement and
-runtime-error rules), whatever the workspace selects: no line-length or layout rules, which a
-formatter settles and which would drown what matters.
-"""
+"""Python findings from ruff, when ruff is installed, judged on the text alone."""
 
 from __future__ import annotations
 
@@ -28,6 +17,9 @@ from daemon.checks.syntax import Diagnostic
 
 log = logging.getLogger(__name__)
 
+# ruff's own default set (pyflakes, and pycodestyle's import, statement and runtime-error rules),
+# whatever the workspace selects: no line-length or layout rules, which a formatter settles and
+# which would drown what matters (an undefined or unbound name in a fix that parses).
 RULES = "E4,E7,E9,F"
 # Undefined names: a bug in any workspace, whatever linter it chose.
 UNDEFINED_NAME = "F821"
@@ -57,6 +49,9 @@ def ruff_path() -> str | None:
     return None
 
 
+# The text goes in on stdin, the process works in a fresh temporary directory, and no configuration
+# file is read (``--isolated``): the findings depend on the text only, and no file of the user's is
+# read or written.
 def run_tool(
     argv: Sequence[str],
     text: str,

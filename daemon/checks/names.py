@@ -1,17 +1,4 @@
-"""Misspelt names: an undefined name one typing slip from exactly one name the file has.
-
-``lenght`` where the file has ``length``, ``widht`` for the parameter ``width``, ``lenn`` for
-the builtin ``len``: a name the language's checker finds undefined (ruff's F821 for Python,
-the TypeScript compiler's type checker for JavaScript and TypeScript, ``toolchain``) that is one
-slip (two neighbouring letters swapped, one letter dropped, added or replaced) from exactly one
-name of the file or of the language's globals (and the one TypeScript suggests) is most often
-that name. Where two or more are as close, or none is,
-which was meant is anyone's guess: the name is left to the author (a module's globals come from
-places the file does not show). So is a name of three letters or fewer (``sub`` is one slip
-from ``sum``, and most often a function of another module) and one the file uses more than once
-(a slip is made once; a name written the same way twice is the author's). Shared by the repair
-(``assist fix``) and the language server's quick fixes.
-"""
+"""Misspelt names: an undefined name one typing slip from exactly one name the file has."""
 
 from __future__ import annotations
 
@@ -91,6 +78,14 @@ def names_checked(language: str) -> bool:
     return language == "python" or language in SCRIPT_LANGUAGES
 
 
+# A name the language's checker finds undefined (ruff's F821 for Python, the TypeScript compiler's
+# type checker for JavaScript and TypeScript) that is one slip (two neighbouring letters swapped,
+# one letter dropped, added or replaced) from exactly one name of the file or of the language's
+# globals (or the one TypeScript suggests) is most often that name: ``widht`` for the parameter
+# ``width``. Where two or more are as close, or none is, the name is left to the author (a module's
+# globals come from places the file does not show). So is a name of three letters or fewer (``sub``
+# is one slip from ``sum``, and most often a function of another module) and one the file uses more
+# than once (a slip is made once). Shared by the repair and the language server's quick fixes.
 def misspelt_names(text: str, language: str = "python") -> list[Diagnostic] | None:
     """The checker's undefined names in ``text`` that are one slip from exactly one name it
     knows (None when the language has no checker for names here: ruff for Python, the

@@ -1,15 +1,5 @@
-"""A language's own parser kept running: asked about one text after another, without paying
-for its start each time.
-
-Some languages' checkers are programs that take a second or more to start (the JVM for javac,
-node loading the TypeScript compiler) and then parse a file in milliseconds. Each is started
-once, on first use, and kept: a request is ``<bytes>\\n<text>`` on its stdin, its answer one
-JSON line on its stdout (``{"ok": true}``, or ``{"ok": false, "line": ..., "column": ...,
-"message": ...}``, or ``{"failed": ...}`` when it could not check). One text at a time (a
-lock); a checker that does not answer in time, or answers with something that is not one of
-its answers, is stopped and started afresh on the next request; one that cannot start is not
-tried again. The text goes through a pipe: no file is
-written and no path a request names is opened.
+"""A language's own parser kept running, asked about one text after another.
+It is started once, so a check does not pay for its start (the JVM, node loading TypeScript).
 """
 
 from __future__ import annotations
@@ -41,6 +31,14 @@ class Answer:
     message: str | None = None
 
 
+# Some checkers take a second or more to start (the JVM for javac, node loading the TypeScript
+# compiler) and then parse a file in milliseconds, so each is started once, on first use, and kept.
+# A request is ``<bytes>\n<text>`` on its stdin, its answer one JSON line on its stdout (``{"ok":
+# true}``, or ``{"ok": false, "line": ..., "column": ..., "message": ...}``, or ``{"failed": ...}``
+# when it could not check). One text at a time (a lock); a checker that does not answer in time, or
+# answers with something that is not one of its answers, is stopped and started afresh on the next
+# request; one that cannot start is not tried again. The text goes through a pipe: no file is
+# written and no path a request names is opened.
 class ResidentChecker:
     """One long-lived checker process. ``command`` gives the command line, or None when the
     machine lacks what it needs (then ``check`` answers None, as it does on any failure)."""

@@ -1,14 +1,4 @@
-"""Syntax errors from real parsers, as diagnostics: the judge of whether code parses.
-
-The repair pipeline uses this module twice: to find what is broken before it asks the model,
-and to verify every candidate fix before it is shown or written ("it never writes a fix that
-does not parse"). Python is checked by the interpreter's own compiler, so "parses" means what
-``python`` itself would accept; the other languages by tree-sitter grammars (one wheel each,
-imported lazily, so a missing wheel only makes its language unsupported).
-
-Positions are 0-based lines and code-point columns, as on the wire (see ``daemon.protocol``);
-tree-sitter reports byte columns and CPython 1-based ones, and both are converted here.
-"""
+"""Syntax errors from real parsers, as diagnostics: the judge of whether code parses."""
 
 from __future__ import annotations
 
@@ -77,6 +67,9 @@ _languages_lock = threading.Lock()
 _local = threading.local()
 
 
+# Python is checked by the interpreter's own compiler, so "parses" means what python itself would
+# accept; the other languages by tree-sitter grammars, one wheel each, imported lazily, so a
+# missing wheel only makes its language unsupported.
 def _grammar(language: str) -> Any:
     """The tree_sitter.Language for ``language``, or None when its wheel is missing."""
     with _languages_lock:
@@ -130,6 +123,8 @@ def _encode(text: str) -> bytes:
     return text.encode("utf-8", "surrogatepass")
 
 
+# Positions are 0-based lines and code-point columns, as on the wire (daemon.protocol): tree-sitter
+# reports byte columns and CPython 1-based ones, and both are converted here.
 def _column(source: bytes, byte_offset: int) -> int:
     """The code-point column of a byte offset: code points since the line's start."""
     start = source.rfind(b"\n", 0, byte_offset) + 1

@@ -1,20 +1,4 @@
-"""The language's own checker, when the machine has it: a second opinion on a repaired file.
-
-tree-sitter's grammars are tolerant in places where the language's own parser is not (and the
-other way round), so a repair that the grammar accepts is also given to the checker that ships
-with the language's toolchain, when that is installed: ``gofmt -e`` for Go and ``rustfmt`` for
-Rust, and, kept running between checks (``resident.py``), V8's parser under node for JavaScript
-(what ``node --check`` runs, without a process a check), the TypeScript compiler's parser for
-TypeScript (``typescript.py``) and javac's parser through the compiler API for Java. A checker
-is used if present and never required: a missing one, or one that does not answer within its
-time, leaves the grammar's verdict alone. The text goes to stdin or a pipe; no path a request
-names is ever opened. The last verdicts are remembered by the text's hash.
-
-Where the checker rejects a text the grammar accepts (node refuses ``a = b`` where ``a`` is not
-assignable; tree-sitter does not), ``tool_diagnostic`` turns its message and the place it names
-into a diagnostic that a repair can target. C has no checker here (``gcc`` needs the headers
-the file includes); the slips its grammar reads as code are found by ``c_gaps`` instead.
-"""
+"""The language's own checker, when the machine has it: a second opinion on a repaired file."""
 
 from __future__ import annotations
 
@@ -97,6 +81,14 @@ _RESIDENT: dict[str, tuple[str, ResidentChecker]] = {
 }
 
 
+# tree-sitter's grammars are tolerant in places where the language's own parser is not (and the
+# other way round), so a text the grammar accepts is also given to the toolchain's checker: ``gofmt
+# -e`` for Go, ``rustfmt`` for Rust, and, kept running (resident.py), V8's parser under node for
+# JavaScript, the TypeScript compiler's parser (typescript.py) and javac's parser for Java. A
+# checker is used if present and never required: a missing one, or one that does not answer within
+# its time, leaves the grammar's verdict alone. The last verdicts are remembered by the text's
+# hash. C has no checker here (gcc needs the headers the file includes); c_gaps finds the slips its
+# grammar reads as code.
 def checker_for(language: str) -> Checker | None:
     """The language's checker when it is installed on this machine."""
     checker = _CHECKERS.get(language)
@@ -156,6 +148,9 @@ def syntax_problems(language: str, text: str, tool: bool = True) -> list[Diagnos
     return found
 
 
+# Where the checker rejects a text the grammar accepts (node refuses ``a = b`` where ``a`` is not
+# assignable; tree-sitter does not), its message and the place it names become a diagnostic that a
+# repair can target.
 def tool_diagnostic(language: str, text: str) -> Diagnostic | None:
     """The checker's objection to ``text`` as a diagnostic, or None when it accepts the text
     (or there is no checker). Without a place in its message, the diagnostic is at the start."""

@@ -1,5 +1,4 @@
-"""``assist cache stats|clear``: the result cache, through the running daemon, or on the cache
-file itself when no daemon answers."""
+"""``assist cache stats|clear``: the result cache, through the running daemon or on its file."""
 
 from __future__ import annotations
 

@@ -1,17 +1,4 @@
-"""``assist complete FILE --line N --column N``: the completion at a position of a file.
-
-Only a window of the file around the cursor goes to the daemon (``window_around``): the daemon
-cuts every prompt to a few thousand tokens around the cursor anyway, and a whole generated or
-vendored file of many megabytes would be over its request size limit. The file is read whole
-(up to ``MAX_FILE_BYTES``) to find the window; the workspace profile sees only the window.
-
-With the window go the signatures and docstrings of what the file imports from its workspace
-(``gather_context``; the workspace is ``--workspace`` or the one found for the file), unless
-``--no-context``.
-
-The completion goes to stdout; the stages, as they arrive, to stderr (``--json``: the NDJSON
-events to stdout; their text is what to insert at the cursor, whatever the window).
-"""
+"""``assist complete FILE --line N --column N``: the completion at a position of a file."""
 
 from __future__ import annotations
 
@@ -30,6 +17,12 @@ from daemon.settings import Settings
 MAX_FILE_BYTES = 256 * 1024 * 1024
 
 
+# Only a window of the file around the cursor goes to the daemon: the daemon cuts every prompt to a
+# few thousand tokens around the cursor anyway, and a whole generated or vendored file of many
+# megabytes would be over its request size limit. The file is read whole (up to MAX_FILE_BYTES) to
+# find the window; the workspace profile sees only the window. With the window go the signatures
+# and docstrings of what the file imports from its workspace (``--workspace``, or the one found for
+# the file), unless ``--no-context``.
 def build_request(args: argparse.Namespace) -> CompleteRequest:
     """The request for the cursor of ``args``: the window around it, and its profile."""
     try:
@@ -68,6 +61,8 @@ def build_request(args: argparse.Namespace) -> CompleteRequest:
     )
 
 
+# The completion goes to stdout, the stages as they arrive to stderr; with ``--json`` the NDJSON
+# events go to stdout, their text what to insert at the cursor, whatever the window.
 def run_complete(settings: Settings, args: argparse.Namespace) -> int:
     try:
         request = build_request(args)

@@ -1,8 +1,5 @@
-"""The document a command works on: where it sits in its workspace, the path the model is shown,
-the cursor checked against its text, and the workspace profile sent with the request.
-
-The profile is always computed from the text the request carries (for ``complete`` on a large
-file: the window around the cursor), so the document is never read a second time.
+"""The document a command works on: its workspace, the path shown, the cursor, the profile.
+The profile is computed from the text the request carries, so the file is never read twice.
 """
 
 from __future__ import annotations

@@ -1,17 +1,4 @@
-"""``assist fix FILE [--write]``: repair the syntax errors of a file with a fix that parses.
-
-A fix needs the whole file, so a file over half the request size limit (``max_request_bytes``;
-JSON may double the text) is refused from its size, before it is read, with what to do about it.
-The diff of a fix goes to stdout, the stages to stderr; ``--write`` replaces the file atomically,
-and only if it still holds the text that was fixed.
-
-When two repairs are about as likely and mean different things, both diffs are printed and
-``--write`` declines (exit 1): the author chooses. When some errors were repaired and a later
-one was not, nothing is written and the message says how far the repair got.
-
-Exit status: 0 fixed (or nothing to fix); 1 no verified fix, a choice to make with ``--write``,
-or the daemon failed; 2 bad usage or input (then nothing is written).
-"""
+"""``assist fix FILE [--write]``: repair the syntax errors of a file with a fix that parses."""
 
 from __future__ import annotations
 
@@ -57,6 +44,12 @@ def read_for_fix(settings: Settings, path: Path) -> str:
         raise InputError(too_large(exc, settings)) from None
 
 
+# The diff goes to stdout, the stages to stderr; ``--write`` replaces the file atomically, and only
+# if it still holds the text that was fixed. When two repairs are about as likely and mean
+# different things, both diffs are printed and ``--write`` declines (exit 1): the author chooses.
+# When a later error was not repaired, nothing is written and the message says how far the repair
+# got. Exit status: 0 fixed (or nothing to fix); 1 no verified fix, a choice to make with
+# ``--write``, or the daemon failed; 2 bad usage or input (then nothing is written).
 def run_fix(settings: Settings, args: argparse.Namespace) -> int:
     from daemon.cli.stage_view import print_diff
 

@@ -1,10 +1,4 @@
-"""What every command shares on the way out: exit statuses, error lines, JSON printing, and a
-quiet exit when whoever reads the output goes away (``assist fix --json | head -1``).
-
-Exit status: 0 success, 1 the daemon or the model failed (for ``fix``: no verified fix found),
-2 bad usage or unreadable input, 141 (128 + SIGPIPE, as a shell reports it) the output pipe was
-closed before the command was done.
-"""
+"""What every command shares on the way out: exit statuses, error lines, JSON printing."""
 
 from __future__ import annotations
 
@@ -18,6 +12,9 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from rich.console import Console
 
+# Exit status: 0 success, 1 the daemon or the model failed (for fix: no verified fix found), 2 bad
+# usage or unreadable input, 141 (128 + SIGPIPE, as a shell reports it) the output pipe was closed
+# before the command was done; then the command exits quietly (``assist fix --json | head -1``).
 EXIT_OK = 0
 EXIT_FAILED = 1
 EXIT_USAGE = 2

@@ -1,6 +1,5 @@
-"""Ask the daemon and follow its answer: the request goes to a running daemon (started first
-when allowed), and the event stream it sends back is shown as it arrives, as NDJSON lines on
-stdout (``--json``) or as the live stage view on stderr. Used by ``complete`` and ``fix``.
+"""Ask the daemon and follow its answer, as NDJSON on stdout or as the live stage view.
+Used by ``complete`` and ``fix``; the daemon is started first when that is allowed.
 """
 
 from __future__ import annotations

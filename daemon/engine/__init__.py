@@ -1,2 +1,3 @@
-"""The engine: the model's one worker thread, the jobs it runs, the scheduler in front of it
-and the saved KV states of recent prompts. Knows tokens and budgets, nothing of documents."""
+"""The engine: the model's one worker thread, its jobs, the scheduler and saved KV states.
+It knows tokens and budgets, nothing of documents.
+"""

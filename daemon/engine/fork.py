@@ -1,19 +1,4 @@
-"""Candidates decoded together: one evaluated prompt, several continuations.
-
-When a job asks for ``candidates``, its prompt is read once. At its first token the job takes
-the most likely token, as always; each other candidate starts from the next most likely first
-token (one that the model gives at least ``MIN_SHARE``), in a sequence of its own that gets
-the prompt's KV by copy (the engine's slots copy a shared prefix), and goes on greedily. All of
-them are decoded in the same batches, so three candidates cost one prompt and one batched
-decode, not three. A candidate whose text becomes the job's own text so far, at a token
-boundary of both (the same text reached through other tokens), is dropped: greedy from there
-it would write what the job writes. Once the job's own text has ended, the others get a few
-tokens more (``worker.BRANCH_GRACE_TOKENS``) to end theirs, and are dropped when they do not:
-an answer never waits long for its alternatives.
-
-``Fork`` keeps the candidates of one job together: the job's ``Finished`` is sent when the last
-of them ends, with the others as its ``alternatives``.
-"""
+"""Candidates decoded together: one evaluated prompt, several continuations."""
 
 from __future__ import annotations
 
@@ -63,6 +48,14 @@ def first_tokens(
     return found
 
 
+# At its first token the job takes the most likely token; each other candidate starts from the next
+# most likely one (given at least MIN_SHARE), in a sequence of its own holding a copy of the
+# prompt's KV, and goes on greedily, all in the same batches: three candidates cost one prompt and
+# one batched decode, not three. A candidate whose text becomes the job's own text so far, at a
+# token boundary of both, is dropped (greedy from there it would write the same). Once the job's
+# own text has ended, the others get worker.BRANCH_GRACE_TOKENS more tokens to end theirs, then are
+# dropped. A Fork keeps one job's candidates together: the job's Finished is sent when the last of
+# them ends, with the others as its alternatives.
 class Fork:
     """The candidates of one job: member 0 is the job's own, the others its branches in the
     order of their first token's probability. ``close`` records a member's continuation and

@@ -1,8 +1,5 @@
-"""What every engine does the same way in front of its queue: accept a generation job, and
-cancel the jobs still waiting when it closes.
-
-The local engine (``daemon.engine.worker``) and the remote one (``daemon.engine.remote``)
-differ in where the forward passes run, not in how a job is made and queued.
+"""What every engine does in front of its queue: accept jobs, cancel the waiting ones on close.
+The local and the remote engine differ in where the forward passes run, not in how jobs queue.
 """
 
 from __future__ import annotations

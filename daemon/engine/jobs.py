@@ -1,11 +1,4 @@
-"""What the engine runs: a ``Job`` (a token prompt with its ``Budget``, stops, priority and
-user, in the place its request was admitted to) and the events it sends while it runs.
-
-A job generates text after its prompt, or, with a ``Scoring``, scores the end of its tokens
-instead: it ends with the log-probability of each scored token given the tokens before it.
-A generating job may ask for ``candidates``: other continuations of the same prompt, each from
-another of the most likely first tokens, decoded beside its own (``daemon.engine.fork``); they
-come back in its ``Finished``, and only its own text streams."""
+"""What the engine runs: a ``Job`` and the events it sends while it runs."""
 
 from __future__ import annotations
 
@@ -122,6 +115,12 @@ class Scoring:
         return self.score_from + len(self.logprobs)
 
 
+# A job is a token prompt with its Budget, stops, priority and user, in the place its request was
+# admitted to. It generates text after its prompt or, with a Scoring, ends with the log-probability
+# of each scored token given the tokens before it. A generating job may ask for candidates: other
+# continuations of the same prompt, each from another of the most likely first tokens, decoded
+# beside its own (daemon.engine.fork); they come back in its Finished, and only its own text
+# streams.
 @dataclass(eq=False)  # a job is itself: hashed and compared by identity
 class Job:
     tokens: list[int]

@@ -1,20 +1,4 @@
-"""Join two sequences' KV into one: the cells of one below a position, of the other from it on.
-
-After an edit near the top of a file, the chunks below it keep their KV, moved to their new
-positions (``daemon.engine.reuse``); the edited lines in between are evaluated aside, since
-llama.cpp accepts a sequence's new tokens only after its last position. With a KV stream per
-sequence, cells cannot be shared across streams, so the gap is evaluated in the spare stream
-(holding a copy of the prefix) and the two are joined here, through llama.cpp's per-sequence
-state: the spare's cells up to the end of the gap, then the slot's from there on, written back
-into the slot as one state.
-
-A sequence's state (``llama_state_seq_get_data``) of a plain KV cache is, for each stream, the
-number of cells, each cell's position and sequence, then per layer the K rows of those cells
-and the V rows (or, transposed, per V row the cells' elements). ``parse_state`` reads that
-layout and checks it accounts for every byte; a cache laid out otherwise (a sliding-window
-cache with two parts, cells with extra position data) is refused and the engine keeps
-prefixes only.
-"""
+"""Join two sequences' KV into one: the cells of one below a position, of the other from it on."""
 
 from __future__ import annotations
 
@@ -111,6 +95,18 @@ class _Reader:
         return np.frombuffer(self.take(size), dtype=np.uint8).reshape(shape)
 
 
+# After an edit near the top of a file, the chunks below it keep their KV, moved into place
+# (daemon.engine.reuse); the edited lines are evaluated aside, since llama.cpp accepts a sequence's
+# new tokens only after its last position. Cells cannot be shared across KV streams, so the edited
+# lines are evaluated in the spare stream (holding a copy of the prefix) and the two sequences are
+# joined through llama.cpp's per-sequence state: the spare's cells up to the end of the edit, then
+# the slot's, written back into the slot as one state.
+#
+# A sequence's state (llama_state_seq_get_data) of a plain KV cache is, for each stream, the number
+# of cells, each cell's position and sequence, then per layer the K rows of those cells and the V
+# rows (or, transposed, per V row the cells' elements). parse_state reads that layout and checks
+# that it accounts for every byte; a cache laid out otherwise (a sliding-window cache with two
+# parts, cells with extra position data) is refused, and the engine keeps prefixes only.
 def parse_state(data: bytes | bytearray | memoryview) -> SequenceState:
     """Read one sequence's state; ``UnsplicableState`` when it is not a plain KV cache's with
     the sequence in one stream."""

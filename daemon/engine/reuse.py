@@ -1,20 +1,4 @@
-"""How much of a sequence's KV cache a new prompt can keep, after an edit anywhere in it.
-
-A sequence holds the KV of the tokens it evaluated last. A new prompt keeps the common prefix
-as it is; after an edit near the top (an import added, a line changed), the unchanged chunks
-that follow are still in the cache, only at other positions. ``plan_reuse`` finds them: runs of
-at least ``min_chunk`` tokens of the new prompt that appear, in order, in the cached tokens.
-Their KV is kept and moved to the new positions (``llama_memory_seq_add``) instead of being
-evaluated again; only the gaps between them are evaluated. The moved chunks keep the KV they
-were computed with, so this is the same approximation llama.cpp's server makes with
-``--cache-reuse``; the engine uses it only where the model's cache can shift.
-
-Gaps in the middle of the prompt are evaluated aside (llama.cpp requires each sequence's new
-tokens to follow its last position): in a scratch sequence sharing the cells of a unified
-cache, or in the spare KV stream, joined into the slot afterwards (``daemon.engine.kv_splice``).
-So a plan keeps only middle gaps of at most ``max_gap`` tokens (one step's evaluation); chunks
-after a larger gap are evaluated again.
-"""
+"""How much of a sequence's KV a new prompt can keep, after an edit anywhere in it."""
 
 from __future__ import annotations
 
@@ -69,6 +53,16 @@ class ReusePlan:
         return left + right[::-1]
 
 
+# A new prompt keeps the common prefix as it is; after an edit near the top, the unchanged chunks
+# that follow are still in the cache at other positions. They are found as runs of at least
+# min_chunk tokens of the new prompt that appear, in order, in the cached tokens, and their KV is
+# moved to the new positions (llama_memory_seq_add) instead of being evaluated again: the same
+# approximation llama.cpp's server makes with ``--cache-reuse``, used only where the model's cache
+# can shift. Gaps in the middle are evaluated aside (llama.cpp requires a sequence's new tokens to
+# follow its last position): in a scratch sequence sharing a unified cache's cells, or in the spare
+# KV stream, joined into the slot afterwards (daemon.engine.kv_splice). So a plan keeps only middle
+# gaps of at most max_gap tokens (one step's evaluation); chunks after a larger gap are evaluated
+# again.
 def plan_reuse(
     cached: Sequence[int],
     wanted: Sequence[int],

@@ -1,18 +1,4 @@
-"""The scheduler in front of the engine: priorities, fairness between users, a bounded queue.
-
-Interactive completions go before repairs, repairs before background work (prefetch). Within a
-priority, users take turns (round robin), so one user's burst waits behind everyone else's
-single request instead of starving them. The queue is bounded in total and per user: a request
-that does not fit is refused at once ("busy, try again"), never queued without limit.
-
-The bound counts places, not jobs: a request takes a place when it is admitted (``admit``, one
-atomic check-and-take, so simultaneous requests cannot overrun it) and keeps it until it ends,
-however many jobs it runs (a repair runs several). The bounds are on waiting requests: the
-places whose jobs are running (the engine runs several together) do not count. A job
-submitted without an admission takes a place of its own until it finishes. When a more urgent
-job arrives while less urgent ones run, they are asked to yield; the engine pauses them, or
-puts one back at the head of its line to free its place, and it resumes where it stopped.
-"""
+"""The scheduler in front of the engine: priorities, turns between users, a bounded queue."""
 
 from __future__ import annotations
 
@@ -66,6 +52,13 @@ class SchedulerStats:
     preempted: int = 0
 
 
+# The bound counts places, not jobs: a request takes a place when it is admitted (admit, one atomic
+# check-and-take, so simultaneous requests cannot overrun it) and keeps it until it ends, however
+# many jobs it runs (a repair runs several). The bounds are on waiting requests: places whose jobs
+# are running do not count. A job submitted without an admission takes a place of its own until it
+# finishes. When a more urgent job arrives while less urgent ones run, they are asked to yield; the
+# engine pauses them, or puts one back at the head of its line to free its place, and it resumes
+# where it stopped.
 class Scheduler:
     def __init__(self, queue_size: int = 16, user_queue_size: int = 8) -> None:
         self.queue_size = queue_size

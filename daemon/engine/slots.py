@@ -1,27 +1,4 @@
-"""The sequences of the llama.cpp context: which prompt each holds, and which a new job takes.
-
-The context holds ``n`` sequences (slots) and one more: each in a KV stream of its own, with a
-spare stream to swap two slots through, or all in one unified KV cache. After an edit, the
-extra sequence is also where the edited lines are evaluated aside, before the chunks below them
-(``gap_sequence`` and ``merge_gap``). A slot remembers
-the tokens whose KV it holds (positions 0 to len - 1); a job runs in one slot, and when it
-ends the slot keeps its tokens, so the document's next request finds its prompt still
-evaluated. A new job takes the free slot that lets it keep the most (its common
-prefix, and after an edit near the top the unchanged chunks further down, moved into place:
-``daemon.engine.reuse``); when another slot, busy or not, shares a longer prefix, that prefix
-is copied (``llama_memory_seq_cp``: in a unified cache the cells are shared, not duplicated;
-across streams the donor's stream is copied and cut);
-when a saved host-memory state shares more than any slot, it is restored. A slot about to be
-overwritten is saved to host memory first when it is worth coming back to, and least recently
-used free slots are emptied when the cache runs out of room.
-
-With a stream per sequence, llama.cpp decodes the tokens of several sequences in one pass only
-when their sequence numbers are consecutive, in increasing order (otherwise it splits the batch
-into one pass per run of consecutive numbers, each costing nearly a whole step): ``arrange``
-moves the slots of the jobs about to be decoded together into consecutive streams, by copying
-streams (a few milliseconds each, against tens for every extra pass). Used only from the
-worker thread.
-"""
+"""The sequences of the llama.cpp context: which prompt each holds, and which a new job takes."""
 
 from __future__ import annotations
 
@@ -63,6 +40,18 @@ class SlotStats:
     swapped: int = 0  # slots exchanged between streams to keep decoded ones consecutive
 
 
+# The context holds n sequences (slots) and one more: each in a KV stream of its own, with a spare
+# stream to swap two slots through, or all in one unified KV cache. After an edit the extra
+# sequence is also where the edited lines are evaluated aside (gap_sequence, merge_gap). A slot
+# remembers the tokens whose KV it holds; when a job ends its slot keeps them, so the document's
+# next request finds its prompt evaluated. A new job takes the free slot that lets it keep the most
+# (its common prefix and, after an edit, the unchanged chunks below, moved into place:
+# daemon.engine.reuse); when another slot, busy or not, shares a longer prefix, that prefix is
+# copied (llama_memory_seq_cp: shared cells in a unified cache; across streams the donor's stream
+# is copied and cut); when a saved host-memory state shares more than any slot, it is restored. A
+# slot about to be overwritten is saved to host memory first when it is worth coming back to, and
+# least recently used free slots are emptied when the cache runs out of room. Used only from the
+# worker thread.
 class Slots:
     def __init__(
         self,
@@ -233,6 +222,10 @@ class Slots:
         self.remove(slot.seq, -1, -1)
         slot.tokens = []
 
+    # With a stream per sequence, llama.cpp decodes several sequences' tokens in one pass only when
+    # their sequence numbers are consecutive and increasing; otherwise it splits the batch into one
+    # pass per run, each costing nearly a whole step. Copying a stream costs a few milliseconds,
+    # against tens for every extra pass.
     def arrange(self, decoded: list[Slot]) -> int:
         """Move the slots of ``decoded`` (the jobs of the next step) into consecutive streams,
         exchanging each one outside the window that already holds most of them with a slot

@@ -1,36 +1,4 @@
-"""The engine: one worker thread owns the llama.cpp context and decodes several jobs together.
-
-Its interface is deliberately narrow: submit a token prompt with a budget, the place in the
-queue its request was admitted to (or a priority and user, to take a place of its own) and a
-sink for events; get a ``Job`` back that can be cancelled. Jobs wait in the ``Scheduler``; up
-to ``parallel`` of them run at once, each in a sequence of the context (a slot,
-``daemon.engine.slots``) that keeps its KV for the document's next request.
-
-Every step builds one batch (``daemon.engine.batch``) from the running jobs: the next token of
-each generating job, and chunks of the prompts still being evaluated (at most ``chunk_tokens``
-prompt tokens a step, shared in turn, so a long prompt never freezes the jobs that generate),
-then decodes it once and samples each generating job's next token from its own row of logits.
-The batch holds its tokens in increasing sequence order, and the slots of the step's jobs are
-moved into consecutive KV streams first (``Slots.arrange``): only then does llama.cpp decode
-them in one pass. A job joins or leaves between two steps (continuous batching). Cancellation
-and deadlines are checked before every step. Only the most urgent priority among the running
-jobs takes part in a step: a repair pauses while a completion runs, and background work while
-either does; while completions come, the steps of less urgent jobs are short, since a
-completion that arrives waits for the step under way. When
-every place is taken and a more urgent job waits, the least urgent running job yields its
-place: it goes back to the head of its line and later resumes exactly where it stopped.
-
-A job that asks for candidates forks at its first token (``daemon.engine.fork``): the other
-most likely first tokens each get a sequence of their own, holding a copy of the prompt's KV,
-and are decoded greedily in the same batches; the job ends when all of them have, with them as
-its ``alternatives``. It forks only into places no waiting request needs.
-
-A scoring job (``score``) runs through the same queue and batches: it keeps its slot's prefix
-up to the token before the first scored one, evaluates the rest in chunks with logits for
-every position (``daemon.engine.scoring``), and ends with each scored token's log-probability.
-The model's own stop strings (its prompt format's end pieces) end every answer. Events go to
-the sink from the worker thread.
-"""
+"""The engine's worker: one thread owns the llama.cpp context and decodes several jobs together."""
 
 from __future__ import annotations
 
@@ -177,6 +145,24 @@ class _Running:
         return len(self.prompt) + made - self.produced - 1
 
 
+# Submit a token prompt with a budget, the queue place its request was admitted to (or a priority
+# and user, to take a place of its own) and a sink for events; get back a Job that can be
+# cancelled. Jobs wait in the Scheduler; up to ``parallel`` run at once, each in a slot that keeps
+# its KV for the document's next request. Every step builds one batch from the running jobs (the
+# next token of each generating job, and at most chunk_tokens of prompts still being read, shared
+# in turn), in increasing sequence order with the step's slots moved into consecutive KV streams
+# first (Slots.arrange), decodes it once and samples each job from its own row of logits. Jobs join
+# or leave between steps; cancellation and deadlines are checked before every step. Only the most
+# urgent priority among the running jobs takes part in a step; while completions come, less urgent
+# jobs' steps are short, since an arriving completion waits for the step under way. When every
+# place is taken and a more urgent job waits, the least urgent running job goes back to the head of
+# its line and later resumes where it stopped.
+#
+# A job that asks for candidates forks at its first token (daemon.engine.fork), only into places no
+# waiting request needs. A scoring job keeps its slot's prefix up to the token before the first
+# scored one and evaluates the rest with logits for every position (daemon.engine.scoring). The
+# model's own stop strings (its prompt format's end pieces) end every answer. Events go to the sink
+# from the worker thread.
 class Engine(QueueFront):
     def __init__(
         self,

@@ -1,2 +1,1 @@
-"""The HTTP layer: the FastAPI app, typed errors mapped to statuses, request bodies, NDJSON
-streaming, rate limits, and starting the daemon."""
+"""The HTTP layer: the FastAPI app, errors, request bodies, NDJSON, rate limits, start-up."""

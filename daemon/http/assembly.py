@@ -1,6 +1,6 @@
-"""The parts of a running daemon put together: the runtime (model, engine, cache, metrics),
-the two pipelines on it, prefetch, and the background tasks. ``daemon.http.serve`` builds one
-from settings; the app serves it."""
+"""The parts of a running daemon put together: the runtime, the two pipelines, background work.
+``daemon.http.serve`` builds one from settings; the app serves it.
+"""
 
 from __future__ import annotations
 

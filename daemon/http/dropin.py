@@ -1,33 +1,4 @@
-"""Drop-in protocols: llama.cpp server's ``/infill`` and OpenAI's ``/v1/completions``.
-
-Editors set up for llama.cpp's server (llama.vim, llama.vscode) or for an OpenAI-compatible
-completions API (Continue, lsp-ai, scripts written with the ``openai`` package) can point at
-assist unchanged. Each request becomes a ``CompleteRequest`` (the document is the text before
-the cursor and the text after it) and goes through the same pipeline as ``/v1/complete``: the
-shared cache, the profile header, the stop rules, the scheduler and the metrics. What a client
-gets back is the ``final`` stage, in its protocol's shape.
-
-Sampling parameters (``temperature``, ``top_k``, ``top_p``) are accepted and not applied: the
-daemon samples with its own settings (greedy by default), so that the same prompt is the same
-answer and comes from the cache. Streams are server-sent events; they carry the verified text
-only, so what a client has shown is never taken back: the ``logic`` stage when it verified, then
-whatever the ``final`` stage adds to it.
-
-``t_max_predict_ms`` means what llama.cpp's server means by it: a limit on the generation,
-counted from the first generated token, that cuts the answer only once a line of it is complete
-(``answered_in_time``), so the client always gets at least the first line: the ``skeleton``
-stage, the first written line fitted to the gap, as ``/v1/complete`` shows it first (a body
-written on the deep path, whose skeleton is a placeholder, is answered whole, within its own
-budgets).
-``stop_type`` is then ``limit``. The answer is not abandoned: its generation goes on to its
-natural end within the daemon's own budgets and is cached, so the client's next request for
-the same place, or for the place after the text it showed, is answered from it (while it is
-still being written, with its next line once the model has written it).
-``t_max_prompt_ms`` is accepted and, as by llama.cpp's server, not applied. A warm-up
-(``n_predict`` 0, which llama.vim sends with its chunks of other files) has the prompt a
-request at that place would have read into the model in the background, and is answered at
-once.
-"""
+"""Drop-in protocols: llama.cpp server's ``/infill`` and OpenAI's ``/v1/completions``."""
 
 from __future__ import annotations
 
@@ -295,6 +266,12 @@ async def verified_pieces(
             answer.error = event
 
 
+# ``t_max_predict_ms`` as llama.cpp's server means it: a limit counted from the first generated
+# token that cuts the answer only once a line of it is complete, so the client always gets the
+# skeleton stage (the first written line fitted to the gap; a deep-path body, whose skeleton is a
+# placeholder, is answered whole). The generation goes on within the daemon's own budgets and is
+# cached, so the next request for the same place, or for the place after the shown text, is
+# answered from it.
 async def answered_in_time(
     pieces: AsyncGenerator[str, None],
     answer: Answer,

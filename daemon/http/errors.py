@@ -1,10 +1,4 @@
-"""Typed errors to HTTP, in one place: each ``ErrorCode`` has its status, every refusal is an
-``ErrorBody`` JSON, and any unexpected exception becomes a 500 ``ErrorBody`` with the request's
-id (and a log line with the traceback) instead of a plain-text page.
-
-A stream that has already started cannot change its status: it ends with one ``error`` event
-carrying the same codes (``daemon.http.ndjson``).
-"""
+"""Typed errors to HTTP statuses, in one place, and the catch-all that makes a defect a 500."""
 
 from __future__ import annotations
 
@@ -48,6 +42,10 @@ def request_id_of(scope: Scope) -> str | None:
     return state.get("request_id")
 
 
+# Each ErrorCode has its status and every refusal is an ErrorBody JSON; an unexpected exception
+# becomes a 500 ErrorBody with the request's id (and a log line with the traceback), never a
+# plain-text page. A stream that has already started cannot change its status: it ends with one
+# error event carrying the same codes (daemon.http.ndjson).
 def error_response(
     code: ErrorCode,
     message: str,

@@ -1,5 +1,4 @@
-"""The OpenAPI description of the API, complete with the JSON bodies that the handlers read
-themselves (with a size limit first), for clients and fuzzers."""
+"""The OpenAPI description of the API, with the JSON bodies the handlers read themselves."""
 
 from __future__ import annotations
 

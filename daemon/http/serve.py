@@ -1,5 +1,4 @@
-"""Start the daemon: check the tokens, bind the socket, build the daemon's parts (model, engine,
-cache, pipelines: ``daemon.http.assembly``), announce what runs, and serve HTTP until stopped."""
+"""Start the daemon: check the tokens, bind, build its parts, announce them, and serve."""
 
 from __future__ import annotations
 

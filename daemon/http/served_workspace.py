@@ -1,11 +1,4 @@
-"""The workspace an operator named (``assist serve --workspace DIR``): its profile, kept fresh
-by watchdog, for drop-in requests that bring none.
-
-llama.vim, llama.vscode and OpenAI's clients send no workspace profile, so their prompts would
-state the language and nothing else. The daemon computes the profile of the one folder its
-operator named (never a path a request names) and gives it to a request without a profile
-whose files (llama.vim's ``input_extra`` file names; an OpenAI request names none) lie in it.
-"""
+"""The workspace an operator named with ``--workspace``, for drop-in requests that bring none."""
 
 from __future__ import annotations
 
@@ -16,6 +9,10 @@ from daemon.protocol import CompleteRequest
 from daemon.workspace.profile import WorkspaceProfiler
 
 
+# llama.vim, llama.vscode and OpenAI's clients send no workspace profile, so their prompts would
+# state the language and nothing else. The daemon keeps the profile of the one folder its operator
+# named (never a path a request names) fresh with watchdog, and gives it to a request without a
+# profile whose files (llama.vim's input_extra file names; an OpenAI request names none) lie in it.
 class ServedWorkspace:
     def __init__(self, root: Path) -> None:
         self.root = root.resolve()

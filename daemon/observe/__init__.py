@@ -1,2 +1,1 @@
-"""Observability: one record per request in SQLite, percentiles and rates, the Prometheus view,
-the dashboard page and GPU figures."""
+"""Observability: request records, percentiles and rates, Prometheus, the dashboard, the GPU."""

@@ -1,7 +1,7 @@
-"""The remote backends' figures in Prometheus form, read from the engine when /metrics is asked.
+"""The remote servers' figures in Prometheus form, read from the engine when /metrics is asked.
 
-Each backend is a ``backend`` label (its URL): whether it is up, its requests in flight and its
-limit, the requests it took, failed and handed to another backend, and the median time to its
+Each remote server is a ``backend`` label (its URL): whether it is up, its requests in flight and
+its limit, the requests it took, failed and handed to another server, and the median time to its
 first token and to the end of its answers over its recent requests.
 """
 

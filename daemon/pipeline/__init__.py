@@ -1,2 +1,1 @@
-"""What both pipelines share: the narrow ``Backend`` interface they run on (jobs, results,
-metrics), its implementation over the real engine and cache, and single flight."""
+"""What both pipelines share: the backend seam they run on, its implementation, single flight."""

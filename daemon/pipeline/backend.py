@@ -1,4 +1,4 @@
-"""The seam between the pipelines and what they run on: the ``Backend`` protocol.
+"""The pipelines' backend seam: the ``Backend`` protocol between them and what they run on.
 
 The completion and repair pipelines need little from the daemon: the model's prompt format and
 vocabulary, a place in the queue (``admit``), engine jobs whose text streams as token events

@@ -1,14 +1,4 @@
-"""Single flight: identical requests in flight share one generation, and all get its stream.
-
-The first request starts the pipeline in a task of its own (a ``Flight``) that records every
-event; each request, the first included, follows the recording from the start, then live. A
-follower that goes away only leaves; when the last one leaves the flight is cancelled (and with
-it the engine's job). A newer request for the same document (the same user and path) replaces
-the older follower: it ends with an ``error`` event saying so.
-
-Only a request that starts a flight takes a place in the queue (``join_or_start`` admits it
-before the flight starts, atomically); the place is given back when the flight lands.
-"""
+"""Single flight: identical requests in flight share one generation, and all get its stream."""
 
 from __future__ import annotations
 
@@ -37,6 +27,12 @@ class Follower:
         self.flight.wake()
 
 
+# The first request starts the pipeline in a task of its own that records every event; each
+# request, the first included, follows the recording from the start, then live. A follower that
+# goes away only leaves; when the last one leaves the flight is cancelled, and with it the engine's
+# job. A newer request for the same user and path replaces the older follower, which ends with an
+# error event saying so. Only the request that starts a flight takes a place in the queue
+# (join_or_start admits it atomically); the place is given back when the flight lands.
 class Flight:
     def __init__(self, stream: Stream, on_done: Callable[[], None]) -> None:
         self.events: list[Any] = []

@@ -1,5 +1,6 @@
-"""Cache keys: what an answer depends on besides the model and its prompt, one frozen record per
-kind of request, and the versions of the code that shapes answers."""
+"""Cache keys: what an answer depends on besides the model and its prompt.
+One frozen record per kind of request, and the versions of the code that shapes answers.
+"""
 
 from __future__ import annotations
 

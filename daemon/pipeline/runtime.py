@@ -1,4 +1,4 @@
-"""The ``Backend`` of a running daemon: the real model, engine, result cache and metrics.
+"""The pipelines' backend seam over the real model, engine, result cache and metrics.
 
 It bridges engine jobs (generating or scoring, run on the engine's worker thread) to the event
 loop, and runs every SQLite call of the result cache on one thread of its own, so a busy lock

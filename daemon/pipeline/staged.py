@@ -1,5 +1,4 @@
-"""A stage's stream of events that ends in an outcome: the events are passed on as they come
-and the outcome is read once the stream is over."""
+"""A stage's stream of events that ends in an outcome, read once the stream is over."""
 
 from __future__ import annotations
 

@@ -1,14 +1,4 @@
-"""Build the model's prompt: other files of the workspace and the profile header first, cursor
-window last, cut to a token budget.
-
-What stays the same from keystroke to keystroke comes first (other files, the header, then the
-top of the window), so the model's KV prefix survives typing. Other files take at most their
-own budget and never more than half of what the header leaves, so the window around the cursor
-is never starved for them (``daemon.prompt.context`` chooses and lays them out). The window is
-cut at line boundaries that move in steps of ``SNAP_LINES``, so typing inside a function does
-not shift the first token.
-A file far larger than the context still works: the window is cut, never the request refused.
-"""
+"""Build the model's prompt: other files and the profile header first, the cursor's window last."""
 
 from __future__ import annotations
 
@@ -93,6 +83,11 @@ def _cut_suffix(suffix: str, budget: int, count: Callable[[str], int]) -> str:
     return "\n".join(lines[:end])
 
 
+# What stays the same from keystroke to keystroke comes first (other files, the header, then the
+# top of the window), so the model's KV prefix survives typing. Other files take at most their own
+# budget and never more than half of what the header leaves, so the window is never starved for
+# them. The window is cut at line boundaries that move in steps of SNAP_LINES, and a file far
+# larger than the context is cut, never refused.
 def build_prompt(
     fmt: PromptFormat,
     vocab: Vocabulary,

@@ -1,18 +1,4 @@
-"""Other files in the prompt: the snippets a completion request carries from the rest of the
-workspace, chosen whole within a token budget and laid out before the document.
-
-Families trained on whole repositories (Qwen2.5-Coder, StarCoder2) get the snippets as files of
-a repository, in the family's own markers (single special tokens; the source text is tokenized
-as plain text). Every other format gets them as comment blocks in the document's language
-(``# Path: lib/util.py`` and then the snippet's lines, commented) before the document; a
-language with no comment syntax gets none.
-
-Which snippets are placed is decided in the request's order (the client sends the most useful
-first): a snippet goes in whole while it fits, or not at all. Where they go is a stable order,
-not the request's: files sorted by kind (imports before recent edits) and path, snippets inside
-a file by kind and line. So a newer edit elsewhere, which the client sends first, does not move
-the other snippets, and the model's KV prefix survives as much as it can.
-"""
+"""Other files in the prompt: snippets chosen whole within a budget, placed before the document."""
 
 from __future__ import annotations
 
@@ -112,6 +98,14 @@ def comment_block(path: str, content: str, language: str | None) -> str | None:
     return None
 
 
+# Families trained on whole repositories (Qwen2.5-Coder, StarCoder2) get the snippets as files of a
+# repository, in the family's own markers (single special tokens; the source text is tokenized as
+# plain text); every other format gets them as comment blocks in the document's language (``# Path:
+# lib/util.py`` and the snippet's lines, commented), and a language with no comment syntax gets
+# none. Which snippets go in is decided in the request's order (the client sends the most useful
+# first): a snippet goes in whole while it fits, or not at all. Where they go is a stable order,
+# not the request's (files by kind, imports before recent edits, then path; snippets by kind and
+# line), so a newer edit elsewhere does not move the others and the KV prefix survives.
 def place_context(
     fmt: PromptFormat,
     vocab: Vocabulary,

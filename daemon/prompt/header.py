@@ -1,6 +1,6 @@
-"""The profile header: what the workspace says about the code, as comment lines in the file's
-own language at the top of every prompt (language and its version, toolchain, pinned
-dependencies, style, the file's path), so the model never has to guess."""
+"""The profile header: what the workspace says about the code, as comments atop every prompt.
+Language and version, toolchain, pinned dependencies, style and the path: the model never guesses.
+"""
 
 from __future__ import annotations
 

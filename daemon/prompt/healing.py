@@ -1,10 +1,4 @@
-"""Token healing: a completion's prompt ends before the cursor's last token, and the model
-writes that token whole, so it never continues from a token cut where code is rarely cut
-(``self.co`` for ``self.console``, an indentation, the blank after ``=``).
-
-Only a line that ends in a word or in blanks is healed: after an opening bracket, healing lost
-lines on the real-code benchmark (``tests/bench/realcode/layouts.py``: 4 of 20 against 7 of
-20), where inside a word and on a new line it gained (7 against 4, and 4 against 2)."""
+"""Token healing: the prompt ends before the cursor's last token, which the model writes whole."""
 
 from __future__ import annotations
 
@@ -14,6 +8,11 @@ from models.families import Vocabulary
 MAX_HEALED_CHARS = 32
 
 
+# A prompt cut at the cursor ends on a token cut where code is rarely cut (``self.co`` for
+# ``self.console``, an indentation, the blank after ``=``). Only a line that ends in a word or in
+# blanks is healed: after an opening bracket healing lost lines on the real-code benchmark
+# (tests/bench/realcode/layouts.py: 4 of 20 against 7 of 20), where inside a word and on a new line
+# it gained (7 against 4, and 4 against 2).
 def healed_tail(vocab: Vocabulary, line: str) -> str:
     """The end of ``line`` (the cursor's line up to the cursor) that its last token covers,
     or "" when the line ends otherwise than in a word or blanks, or no token ends it alone."""

@@ -1,16 +1,4 @@
-"""Which of a request's context snippets a fast-path completion is shown: those its line names.
-
-Other files help the model where the line being written uses what they define: a call of an
-imported function (``with_tax(``), an attribute of an imported module (``util.``), a name being
-typed that one of them defines (``parse_co``). Everywhere else they cost lines on real code: on
-a blank line in a block, or in a line that uses only the file's own names, the model follows a
-snippet instead of the file it is in (it writes the snippet's next definition, or its
-attribute names, where the author continued the file). So a fast-path completion keeps a
-snippet only when an identifier of its line before the cursor is a name the snippet defines
-(its ``name``, a definition in its text, or its module's name), or the word being typed begins
-one. Deep bodies keep every snippet: they are written from the definition's line, not from the
-text the cursor is on.
-"""
+"""Which context snippets a fast-path completion is shown: those its line names."""
 
 from __future__ import annotations
 
@@ -65,6 +53,11 @@ def named_by(names: frozenset[str], typing: str, defined: Iterable[str]) -> bool
     return False
 
 
+# A snippet is kept when an identifier of the line before the cursor is a name it defines (its
+# name, a definition in its text, or its module's name), or the word being typed begins one.
+# Elsewhere snippets cost lines on real code: on a blank line, or in a line using only the file's
+# own names, the model follows a snippet instead of the file. Deep bodies keep every snippet: they
+# are written from the definition's line, not from the text the cursor is on.
 def snippets_for_line(
     snippets: Sequence[ContextSnippet], before_cursor: str
 ) -> list[ContextSnippet]:

@@ -1,2 +1,1 @@
-"""The repair pipeline: diagnose, propose candidates (parser hints, model continuations and
-rewrites), verify, and answer with the smallest verified change."""
+"""The repair pipeline: diagnose, propose candidates, verify, and rank them by intent."""

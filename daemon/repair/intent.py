@@ -1,21 +1,4 @@
-"""Which verified repair is what the author meant: the ranking of candidates.
-
-A candidate that parses may still change the program: ``add(1, 2`` "fixed" as
-``add(1, 2, 3, 4, 5)`` parses. A repair's change is read as tokens: what it adds and what it
-removes. Punctuation and keywords are structure; a name, number or string that appears nowhere
-near the error is invented, and a removed word is the author's code lost. The ranking, best
-first: fewest invented or lost tokens (a misspelt keyword left in place counts as one); the
-fewest brackets that disagree with the layout; the fewest errors left for later rounds; the
-model's judgement (the log-likelihood of the changed lines, when it was asked); the calls and
-member accesses it makes that the file has nowhere, less those it has elsewhere (``os.path``
-where the file writes ``.path`` elsewhere, rather than ``os, path``; not ``value(`` where
-``value`` is never called); the least punctuation deleted (undoing a doubled ``))`` is not
-counted); the smallest change.
-
-A lost bracket or dot can join two words (``print(x)`` typed ``printx)``): a repair that
-splits such a word, used once, into two the file knows, loses nothing and invents nothing, and
-one that leaves it in place counts it like a misspelt keyword left.
-"""
+"""Which verified repair is what the author meant: the ranking of candidates."""
 
 from __future__ import annotations
 
@@ -292,6 +275,14 @@ class Candidate:
     meaning: str = ""
     after: Problems | None = None  # the document's problems with it applied (its check)
 
+    # Best first: fewest invented or lost tokens (a name, number or string nowhere near the error,
+    # or the author's word removed; a misspelt keyword or joined word left in place counts as one);
+    # the fewest brackets that disagree with the layout; the fewest errors left for later rounds;
+    # the model's judgement (the changed lines' log-likelihood, when it was asked); the calls and
+    # member accesses the file has nowhere, less those it has elsewhere; the least punctuation
+    # deleted (undoing a doubled ``))`` is not counted); the smallest change. A repair that splits
+    # a word a lost bracket joined (``printx)``), used once, into two the file knows invents and
+    # loses nothing.
     def key(self) -> tuple[int, int, int, float, int, int, int]:
         judged = -self.score if self.score is not None else 0.0
         changed = self.invented + self.lost + self.misspelt

@@ -1,12 +1,4 @@
-"""What the layout says about a broken file: where a missing closer goes, and how well a
-candidate's brackets agree with its indentation.
-
-People indent as they mean, and the parser's guess does not know that: tree-sitter puts a
-missing ``}`` where its grammar can end (often at the end of the file), which moves the rest of
-the file into the block. Here the indentation decides: a block opened at a line's end closes
-on the first line whose indentation returns to the opener's line; a bracket opened inside a
-line with nothing continuing it on the next line closes on its own line.
-"""
+"""What the layout says about a broken file: where a missing closer goes, and bracket agreement."""
 
 from __future__ import annotations
 
@@ -21,6 +13,11 @@ from daemon.repair.scan import CLOSERS, OPENERS, Bracket, Token, scan
 _TRAILERS = ":{;,"
 
 
+# People indent as they mean, and the parser's guess does not know that: tree-sitter puts a missing
+# ``}`` where its grammar can end (often at the end of the file), which moves the rest of the file
+# into the block. Here the indentation decides: a block opened at a line's end closes on the first
+# line whose indentation returns to the opener's line; a bracket opened inside a line with nothing
+# continuing it on the next line closes on its own line.
 def layout_mismatches(language: str, text: str) -> int:
     """How many brackets disagree with the layout (fewer is closer to what was meant)."""
     tokens, structure = scan(language, text)

@@ -1,15 +1,4 @@
-"""The repair pipeline behind ``POST /v1/fix`` and ``assist fix``.
-
-1. Diagnose: syntax errors from a real parser (and ruff's findings for Python when the
-   workspace uses ruff and it is installed). Nothing wrong: done, unchanged.
-2. ``skeleton``: the diagnosis, sent at once: the errors, their lines, the span that will change.
-3. Candidates for the span: first the parser's own hints (a missing ``)``), then, when none of
-   those verifies, up to N model proposals with varied sampling. A candidate is verified when
-   the whole file then parses and no problem appeared that the original did not have; the
-   smallest verified change wins. Far-apart errors are repaired one span at a time.
-4. ``logic``: the repaired document. ``final``: formatted (when the workspace's formatter is
-   installed and only touches the repaired lines), verified again, with a unified diff.
-"""
+"""The repair pipeline behind ``POST /v1/fix`` and ``assist fix``."""
 
 from __future__ import annotations
 

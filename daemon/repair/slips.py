@@ -1,15 +1,5 @@
 """Candidates for the slips people make while typing, each a small named rule.
-
-The parser's message does not always name the fix (a missing comma between items on separate
-lines reads as "invalid syntax" on the next line), so these rules look at the lines around the
-first error and propose what a programmer would have meant: ``elif`` for Python's ``else if``,
-``print(x)`` for Python 2's ``print x``, the comma at the end of the line before, the closing
-quote of an unterminated string or template literal before the line's closing punctuation, a
-stray token at a line's end removed, ``==`` for ``=`` in a condition, a mis-indented line
-given the indentation of the block it is in, a misspelt keyword (``retrun``) spelt right, an
-arrow function's ``=>`` written ``=``, a lost opening bracket (``printx)`` for ``print(x)``)
-and a dot or comma lost between two words of a line (``os path`` for ``os.path``). Every
-candidate is verified and ranked like any other; a rule only proposes.
+A rule only proposes: every candidate is verified and ranked like any other.
 """
 
 from __future__ import annotations

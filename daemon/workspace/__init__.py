@@ -1,2 +1,3 @@
-"""The workspace profile, computed where the files are: language versions and frameworks from
-manifests, style from formatter configs, the tools the workspace uses; kept fresh by watchdog."""
+"""The workspace profile, computed where the files are and kept fresh by watchdog.
+Language versions and frameworks from manifests, style from formatter configs, the tools used.
+"""

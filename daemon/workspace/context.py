@@ -1,14 +1,4 @@
-"""Context from the rest of the workspace for a completion request: what the document imports
-from its workspace (signatures and docstrings, ``daemon.workspace.imports``) and chunks around
-the programmer's recent edits in other files (``daemon.workspace.recent``).
-
-``gather_context`` orders them most useful first, the order in which the daemon fills its
-context budget: imported names the text around the cursor uses (nearest use first), then recent
-edits (newest first), then the other imports (in the order of the import statements). It leaves
-out the document itself, snippets the model already sees (their lines are in the text around
-the cursor), and near-duplicates of a snippet already chosen (token sets more than 90% alike),
-and it bounds the count and the characters in all.
-"""
+"""Context from the rest of the workspace for a completion: imports and recent edits."""
 
 from __future__ import annotations
 
@@ -40,6 +30,12 @@ _IDENTIFIER = re.compile(r"[A-Za-z_$][\w$]*")
 _IMPORT_LINE = re.compile(r"\s*(?:from\s|import\b|export\s.*\sfrom\s|.*\brequire\s*\()")
 
 
+# Most useful first, the order in which the daemon fills its context budget: imported names the
+# text around the cursor uses (nearest use first), then recent edits in other files (newest first),
+# then the other imports (in the order of the import statements). Left out: the document itself,
+# snippets the model already sees (their lines are in the text around the cursor), and
+# near-duplicates of a snippet already chosen (token sets more than 90% alike); the count and the
+# characters in all are bounded.
 def gather_context(
     path: Path,
     text: str,

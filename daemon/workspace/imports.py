@@ -1,21 +1,4 @@
-"""What a document imports from its own workspace, found with the language's own import rules,
-and what each imported name looks like (its outline).
-
-Python: ``import a.b``, ``from a.b import c`` and relative imports (``from .x import y``,
-``from . import x``), resolved the way Python finds them: relative to the document's package,
-or absolute against the workspace root, its ``src/`` directory, the directory above the
-document's top package (a package being a directory with ``__init__.py``) and the document's
-own directory. A name a package re-exports (``from .core import Thing`` in ``__init__.py``) is
-followed to its definition. TypeScript and JavaScript: relative specifiers (``./x``, ``../y``)
-with the extensions ``.ts .tsx .d.ts .js .jsx .mjs .cjs .mts .cts`` and ``index`` files, and the
-``paths``/``baseUrl`` of the nearest ``tsconfig.json`` or ``jsconfig.json``; bare package names
-(``node_modules``) are not the workspace's and are skipped.
-
-Only files inside the workspace root are read (after symlinks are resolved), none over
-``MAX_FILE_BYTES`` and none that looks binary; each file's outline is cached by
-(path, mtime, size). The document itself is scanned only for its import statements, so a
-document that does not parse while it is being typed still has its imports found.
-"""
+"""What a document imports from its own workspace, found with the language's own import rules."""
 
 from __future__ import annotations
 
@@ -153,6 +136,10 @@ def _real_root(root: Path) -> Path:
 
 
 # -- the entry point -----------------------------------------------------------------------
+# Only files inside the workspace root are read (after symlinks are resolved), none over
+# MAX_FILE_BYTES and none that looks binary; each file's outline is cached by (path, mtime, size).
+# The document itself is scanned only for its import statements, so a document that does not parse
+# while it is being typed still has its imports found.
 def imported_definitions(
     path: Path,
     text: str,
@@ -214,6 +201,10 @@ def python_import_statements(text: str) -> list[ast.Import | ast.ImportFrom]:
     return statements
 
 
+# ``import a.b``, ``from a.b import c`` and relative imports, resolved as Python finds them:
+# relative to the document's package, or absolute against the workspace root, its src/ directory,
+# the directory above the document's top package and the document's own directory. A name a package
+# re-exports (``from .core import Thing`` in ``__init__.py``) is followed to its definition.
 class _PythonImports:
     def __init__(self, path: Path, root: Path, cache: OutlineCache) -> None:
         self.path = path
@@ -320,6 +311,9 @@ def _python_search_roots(path: Path, root: Path) -> list[Path]:
 
 
 # -- TypeScript and JavaScript ---------------------------------------------------------------
+# Relative specifiers (``./x``, ``../y``) with the extensions of SCRIPT_SUFFIXES and ``index``
+# files, and the paths/baseUrl of the nearest tsconfig.json or jsconfig.json; bare package names
+# (node_modules) are not the workspace's and are skipped.
 class _ScriptImports:
     def __init__(self, path: Path, root: Path, cache: OutlineCache) -> None:
         self.path = path

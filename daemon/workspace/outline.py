@@ -1,6 +1,6 @@
-"""What a definition in another file looks like from outside, as an outline of that file shows
-it: the shared shape of the Python (``python_outline``) and TypeScript/JavaScript
-(``script_outline``) outlines."""
+"""What a definition in another file looks like from outside: the outlines' shared shape.
+Shared by the Python (``python_outline``) and TypeScript/JavaScript (``script_outline``) outlines.
+"""
 
 from __future__ import annotations
 

@@ -1,15 +1,4 @@
-"""The outline of a Python module: what its names look like from outside, read with ``ast``.
-
-For a function, its decorators and ``def`` header as written, its docstring and ``...`` for a
-body; for a class, its header, docstring, fields and the headers of its public methods; for a
-module-level constant, its assignment (shortened when long). A class that takes its
-constructor from a base class of the same module (an exception hierarchy, most often) shows
-that ``__init__`` header too, marked as inherited: at a call ``Error(`` its parameters are what
-the programmer needs. A module that does not parse (the programmer is in the middle of an edit)
-is outlined statement by statement: what parses is kept. Names the module imports are
-remembered too, so an import of a re-exported name (a package's ``__init__`` importing from its
-modules) can be followed to its definition.
-"""
+"""The outline of a Python module, read with ``ast``: what its names look like from outside."""
 
 from __future__ import annotations
 
@@ -74,6 +63,13 @@ class PythonOutline:
         return summarize(self.public(), lead, limit)
 
 
+# A function shows its decorators and ``def`` header as written, its docstring and ``...``; a class
+# its header, docstring, fields and public methods' headers; a module-level constant its
+# assignment, shortened when long. A class that takes its constructor from a base class of the same
+# module shows that ``__init__`` too, marked as inherited: at a call ``Error(`` its parameters are
+# what the programmer needs. A module that does not parse (mid-edit) is outlined statement by
+# statement. Names the module imports are remembered, so a re-exported name can be followed to its
+# definition.
 def outline_python(source: str) -> PythonOutline:
     """The outline of a module's source; never raises on a source that does not parse."""
     lines = source.split("\n")

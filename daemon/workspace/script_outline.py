@@ -1,14 +1,4 @@
-"""The outline of a TypeScript or JavaScript module, read with tree-sitter: what it exports, and
-what its own imports are.
-
-An exported function shows its header (``export function f(a: T): R;``, the body left out); a
-class its header and the headers of its public members; an interface, type alias or enum its
-text (shortened when long); a ``const`` its declaration, or for a function value the part before
-the body. A ``/** ... */`` comment just above a declaration comes with it. Re-exports
-(``export { x } from "./y"``, ``export * from "./z"``) are remembered so that they can be
-followed. A module without ES exports (CommonJS) offers its top-level declarations instead.
-tree-sitter parses what it can of a file with errors in it, so an outline never fails.
-"""
+"""The outline of a TypeScript or JavaScript module, read with tree-sitter: what it exports."""
 
 from __future__ import annotations
 
@@ -98,6 +88,12 @@ def _parser(dialect: Dialect) -> Any:
     return tree_sitter.Parser(language)
 
 
+# An exported function shows its header (the body left out); a class its header and its public
+# members' headers; an interface, type alias or enum its text (shortened when long); a const its
+# declaration, or for a function value the part before the body. A ``/** ... */`` comment just
+# above a declaration comes with it. Re-exports are remembered so that they can be followed. A
+# module without ES exports (CommonJS) offers its top-level declarations instead. tree-sitter
+# parses what it can of a file with errors, so an outline never fails.
 def outline_script(source: str, dialect: Dialect) -> ScriptOutline:
     """The outline of a module's source."""
     data = source.encode("utf-8", "surrogatepass")

@@ -1,14 +1,4 @@
-"""Style and tools for a file: indentation and line length, and the linters and formatters the
-workspace configures.
-
-Style comes from formatter configs, .editorconfig, or the text. Precedence, per setting: a
-convention no config can change (gofmt: Go uses tabs), what the language's formatter config
-says explicitly (ruff/black, prettier, rustfmt, clang-format), what .editorconfig says for the
-file, that formatter's defaults when its config exists (rustfmt's always: Rust code is
-rustfmt'd), and last what the file's own text shows. Tools (ruff, black, prettier, eslint,
-rustfmt, clang-format, gofmt) are those whose config file or dependency the workspace has, kept
-only for the languages each tool works on (``detect_tools``).
-"""
+"""Style and tools for a file: indentation, line length, the workspace's linters and formatters."""
 
 from __future__ import annotations
 
@@ -461,6 +451,10 @@ def _formatter(
     return {}, {}, None
 
 
+# Precedence, per setting: a convention no config can change (gofmt: Go uses tabs); what the
+# language's formatter config says explicitly (ruff/black, prettier, rustfmt, clang-format); what
+# .editorconfig says for the file; that formatter's defaults when its config exists (rustfmt's
+# always: Rust code is rustfmt'd); last, what the file's own text shows.
 def resolve_style(
     dirs: Sequence[Path], file: Path | None, language: str | None
 ) -> tuple[Style, list[Path]]:
@@ -655,6 +649,8 @@ def _tools_in(directory: Path, found: dict[str, Path]) -> None:
     first("gofmt", "go.mod", "go.work")
 
 
+# Tools (ruff, black, prettier, eslint, rustfmt, clang-format, gofmt) are those whose config file
+# or dependency the workspace has, kept only for the languages each tool works on.
 def detect_tools(dirs: Sequence[Path], language: str | None) -> tuple[list[str], list[Path]]:
     """The linters and formatters the workspace configures for ``language`` (sorted), and the
     files that say so; every tool found when the language is unknown.

@@ -1,5 +1,6 @@
-"""Completions that stop where the gap at the cursor ends: its shape, and the rules that trim
-an answer to it (see ``trim`` for their order)."""
+"""Completions that stop where the gap at the cursor ends.
+The gap's shape, and the rules that trim an answer to it (``trim`` gives their order).
+"""
 
 from daemon.answers.gap.calls import Signature, fit_call_arguments, signatures
 from daemon.answers.gap.echo import drop_call_echo

@@ -1,22 +1,5 @@
-"""Calls that fit their callee: a Python answer that finishes a call to a function of the
-workspace passes it only arguments its signature takes.
-
-The signatures come from the snippets of other files placed in the prompt (what the document
-imports, ``daemon.prompt.context``): a function's parameters, or a class's ``__init__`` without
-its first. A small model often writes one argument too many (``TokenStream(stream, name,
-filename, state)`` for ``TokenStream(stream, name, filename)``) or a keyword the callee does
-not have (``hint=hint``); Python would raise ``TypeError`` on that line. ``fit_call_arguments``
-drops the arguments the answer wrote from the end of the call, last first, until the call
-binds to the signature, and leaves the answer as it is when it already binds, when no
-signature is known, or when no cut makes the call whole (a required parameter would be left
-out, or the arguments the programmer typed are themselves wrong).
-
-Only what can be read for sure is used: a decorated function or class may take other
-arguments than it declares (decorators wrap, dataclasses generate ``__init__``), and a class
-whose ``__init__`` is not in its outline takes what a base class takes; none of them is checked.
-(The outline shows a constructor inherited from a base class of the same module as one of the
-class's members, so such a class is checked.)
-A name two snippets define differently is not checked either.
+"""Calls that fit their callee: arguments a workspace function cannot take are dropped.
+Python only, with the signatures of the snippets placed in the prompt.
 """
 
 from __future__ import annotations
@@ -242,6 +225,21 @@ def _char_offset(text: str, starts: list[int], line: int, byte_column: int) -> i
     return start + len(row.encode("utf-8")[:byte_column].decode("utf-8", errors="ignore"))
 
 
+# The signatures come from the snippets of other files placed in the prompt (what the document
+# imports, daemon.prompt.context): a function's parameters, or a class's ``__init__`` without its
+# first. A small model often writes one argument too many (``TokenStream(stream, name, filename,
+# state)``) or a keyword the callee does not have (``hint=hint``), and Python would raise TypeError
+# on that line. The arguments the answer wrote are dropped from the end, last first, until the call
+# binds; the answer is left as it is when it already binds, when no signature is known, or when no
+# cut makes the call whole (a required parameter would be left out, or the arguments the programmer
+# typed are themselves wrong).
+#
+# Only what can be read for sure is used: a decorated function or class may take other arguments
+# than it declares (decorators wrap, dataclasses generate ``__init__``), and a class whose
+# ``__init__`` is not in its outline takes what a base class takes; none of them is checked. (The
+# outline shows a constructor inherited from a base class of the same module as one of the class's
+# members, so such a class is checked.) A name two snippets define differently is not checked
+# either.
 def fit_call_arguments(
     answer: str, cursor: Cursor, snippets: Sequence[ContextSnippet], language: str | None
 ) -> str:

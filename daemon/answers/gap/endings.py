@@ -1,20 +1,4 @@
-"""How an answer ends: two slips a code model makes on the last characters of a line.
-
-- ``drop_extra_closers``: finishing a call whose closing bracket already follows the cursor
-  (on its line, or on a line below in a call formatted one argument per line), the model
-  closes it too: ``format_filename(value))`` where the file goes on with ``),``. The document
-  then does not parse, though every error lies after the answer, so ``keep_parseable`` (which
-  judges up to the answer's end) lets it through.
-- ``drop_stray_comma``: the model ends the line with a comma, as if another argument or item
-  followed, where the code below does not go on with one: the document does not parse (in
-  ``x = (f(a),`` before ``if ... else ...)``), or, in Python, the statement's value becomes a
-  one-element tuple (``ctx = EvalContext(self),``), which linters report as a slip.
-
-Both cut characters from the end of the answer and only when a parser says the cut is right:
-the whole document parses with the cut and not without it (and the closers cut are the ones
-the code after the cursor starts with), or the comma is the end of a statement whose value is
-a bare one-element tuple. A document that does not parse for another reason is left alone.
-"""
+"""How an answer ends: the closers and the comma the code after the cursor does not take."""
 
 from __future__ import annotations
 
@@ -29,6 +13,12 @@ from daemon.cursor import Cursor
 _VALUED = (ast.Assign, ast.AugAssign, ast.AnnAssign, ast.Expr, ast.Return)
 
 
+# Finishing a call whose closing bracket already follows the cursor (on its line, or on a line
+# below in a call formatted one argument per line), the model closes it too:
+# ``format_filename(value))`` where the file goes on with ``),``. The document then does not parse,
+# though every error lies after the answer, so keep_parseable (which judges up to the answer's end)
+# lets it through. The cut is made only when the whole document parses with it and not without it,
+# and the closers cut are the ones the code after the cursor starts with.
 def drop_extra_closers(answer: str, cursor: Cursor, language: str | None) -> str:
     """Drop closing brackets from the end of the answer that the code after the cursor starts
     with (on the cursor's line or below): the fewest that make the document parse, when it
@@ -68,6 +58,11 @@ def _makes_tuple(tree: ast.Module, end: tuple[int, int]) -> bool:
     )
 
 
+# The model ends the line with a comma, as if another argument or item followed, where the code
+# below does not go on with one: the document does not parse (in ``x = (f(a),`` before ``if ...
+# else ...)``), or, in Python, the statement's value becomes a one-element tuple (``ctx =
+# EvalContext(self),``), which linters report as a slip. The comma is cut only when a parser says
+# so; a document that does not parse for another reason is left alone.
 def drop_stray_comma(answer: str, cursor: Cursor, language: str | None) -> str:
     """Drop the comma that ends the answer when the document parses without it and not with
     it (a comma before code that does not go on with a list), or, in Python, when it ends a

@@ -1,18 +1,5 @@
-"""An answer that writes the call at the cursor one argument per line when it fits on one.
-
-Typing ``echo(`` at the end of a line, a small code model often answers the way the calls
-around it are laid out: the arguments on the lines below, one per line, and the closing bracket
-on a line of its own (``\\n    ctx.get_help(),\\n    color=ctx.color,\\n)``). That is the
-layout a formatter (black, ruff format) gives a call too long for its line; a call that fits
-it joins onto one line, and so does the author who typed the opening bracket and goes on
-typing. The answer's first line is then empty or a dangling argument, and the editor's ghost
-text shows the call broken where the project's own formatter would not.
-
-``join_exploded_call`` joins the lines up to the bracket that closes the one open at the
-cursor onto the cursor's line, when the joined line fits the line length, and drops the comma
-before that bracket that only the exploded layout wanted. Python only, where a newline inside
-brackets means nothing; an answer with a comment, a triple-quoted string or a line
-continuation in the part to join is left as written.
+"""Join a call the answer writes one argument per line onto the cursor's line.
+Only when the joined line fits the line length, as the project's formatter would leave it.
 """
 
 from __future__ import annotations
@@ -26,6 +13,18 @@ DEFAULT_LINE_LENGTH = 88
 MAX_JOINED_LINES = 12
 
 
+# Typing ``echo(`` at the end of a line, a small code model often answers the way the calls around
+# it are laid out: the arguments on the lines below, one per line, and the closing bracket on a
+# line of its own. That is the layout a formatter (black, ruff format) gives a call too long for
+# its line; a call that fits joins onto one line, and so does the author who typed the opening
+# bracket and goes on typing. Left alone, the answer's first line is empty or a dangling argument,
+# and the ghost text shows the call broken where the project's formatter would not.
+#
+# The lines up to the bracket that closes the one open at the cursor are joined onto the cursor's
+# line when the joined line fits the line length, and the comma before that bracket that only the
+# exploded layout wanted is dropped. Python only, where a newline inside brackets means nothing; an
+# answer with a comment, a triple-quoted string or a line continuation in the part to join is left
+# as written.
 def join_exploded_call(
     answer: str, cursor: Cursor, language: str | None, line_length: int | None = None
 ) -> str:

@@ -1,18 +1,4 @@
-"""The shape of the gap at the cursor: how much a completion should write there.
-
-Read from the code around the cursor, before the model runs:
-
-- ``line``: the cursor is inside a line with text after it; finish that line. So too at the
-  end of a line inside brackets that the code below goes on inside (Python): the rest of the
-  call or literal is already written below.
-- ``statement``: the cursor is on an empty line with code below at the block's indentation; the
-  programmer inserts one statement there (one line, or the block that line opens), not the rest
-  of the function, which is already below.
-- ``lines``: the cursor ends a block (the code below is less indented, or there is none), or a
-  statement is under way at the end of its line; the next lines of the block.
-
-Indentation widths count a tab as four columns, as ``daemon.answers.blocks`` does.
-"""
+"""The shape of the gap at the cursor: how much a completion should write there."""
 
 from __future__ import annotations
 
@@ -38,6 +24,14 @@ _PY_OPENER = re.compile(r":\s*(#.*)?$")
 _BRACKET_OPENER = re.compile(r"[{(\[]\s*(//.*|#.*|/\*.*\*/)?$")
 
 
+# Read from the code around the cursor, before the model runs. ``line``: the cursor is inside a
+# line with text after it, so finish that line; so too at the end of a line inside brackets that
+# the code below goes on inside (Python: the rest of the call or literal is already written below).
+# ``statement``: the cursor is on an empty line with code below at the block's indentation; the
+# programmer inserts one statement there (one line, or the block that line opens), not the rest of
+# the function. ``lines``: the cursor ends a block (the code below is less indented, or there is
+# none), or a statement is under way at the end of its line; the next lines of the block.
+# Indentation widths count a tab as four columns, as daemon.answers.blocks does.
 @dataclass(frozen=True)
 class Shape:
     """How much to write at the cursor, and the indentation the answer's lines take."""

@@ -1,32 +1,4 @@
-"""Trim an answer to the gap at the cursor, and stop the engine where the trim would cut.
-
-``trim_to_gap`` applies the rules of ``daemon.answers.gap.rules`` in this order:
-
-1. ``join_exploded_call``: a call the answer writes one argument per line, after the opening
-   bracket the cursor follows, joined onto the cursor's line when it fits
-   (``daemon.answers.gap.join``);
-2. ``fit_indentation``: the answer's lines move to the block at the cursor, so that the
-   rules after it judge indentation as the answer will stand in the file;
-3. ``drop_call_echo``: drop a repeat of the call the cursor is in (``name(`` answered
-   ``name(...)``; ``daemon.answers.gap.echo``);
-4. ``drop_suffix_repeats``: cut where the model writes the code below the cursor again;
-5. ``stop_at_block_exit``: cut before a line that leaves the cursor's block;
-6. ``drop_repeated_runs``: drop lines the model repeated in a loop;
-7. ``stop_at_shape``: keep what the gap takes (a line, one statement, a few lines);
-8. ``fit_call_arguments``: drop the arguments a call to a workspace function cannot take
-   (``daemon.answers.gap.calls``; only with the signatures of the snippets in the prompt);
-9. ``drop_extra_closers``: drop closing brackets the code after the cursor closes itself
-   (``daemon.answers.gap.endings``);
-10. ``drop_stray_comma``: drop a comma the answer ends with where the code below does not go
-   on with a list (or, in Python, where it makes a statement's value a tuple);
-11. ``keep_parseable``: keep the longest leading run of lines that verifies in the document.
-
-``COMPLETION_RULES_VERSION`` (daemon/pipeline/keys.py) is part of a completion's cache key:
-bump it when a rule changes what it keeps, so that answers trimmed by the old rules expire.
-
-``gap_until`` gives the engine the cuts of rules 2, 4, 5 and 7 as an ``until``, so that
-generation stops where the trim would cut instead of writing lines that are thrown away.
-"""
+"""Trim an answer to the gap at the cursor, and stop the engine where the trim would cut."""
 
 from __future__ import annotations
 
@@ -92,6 +64,18 @@ def _end_at_line_end(text: str, cursor: Cursor) -> str:
     return stripped if stripped.strip() else ""
 
 
+# The rules of daemon.answers.gap.rules, in the order applied: 1 join_exploded_call (a call written
+# one argument per line, joined onto the cursor's line when it fits); 2 fit_indentation (the
+# answer's lines moved to the block at the cursor, so the rules after it judge indentation as the
+# answer will stand); 3 drop_call_echo (a repeat of the call the cursor is in); 4
+# drop_suffix_repeats (cut where the model writes the code below again); 5 stop_at_block_exit (cut
+# before a line that leaves the cursor's block); 6 drop_repeated_runs (lines repeated in a loop); 7
+# stop_at_shape (keep what the gap takes); 8 fit_call_arguments (only with the signatures of the
+# snippets in the prompt); 9 drop_extra_closers; 10 drop_stray_comma; 11 keep_parseable (the
+# longest leading run of lines that verifies in the document).
+#
+# COMPLETION_RULES_VERSION (daemon/pipeline/keys.py) is part of a completion's cache key: bump it
+# when a rule changes what it keeps, so that answers trimmed by the old rules expire.
 def trim_to_gap(
     answer: str,
     cursor: Cursor,
@@ -208,6 +192,8 @@ class GapUntil:
         return len("\n".join(lines[:count]).rstrip(" \t\n"))
 
 
+# The cuts of rules 2, 4, 5 and 7 of trim_to_gap, as the engine's ``until``: generation stops where
+# the trim would cut instead of writing lines that are thrown away.
 def gap_until(cursor: Cursor, language: str | None, shape: Shape) -> GapUntil:
     """An ``until`` that stops the engine where ``trim_to_gap`` would cut the answer."""
     return GapUntil(cursor, language, shape)

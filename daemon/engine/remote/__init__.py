@@ -1,2 +1,3 @@
-"""Generation on remote servers: OpenAI-compatible completion servers (llama.cpp's server,
-vLLM, llama-cpp-python's server) behind the same engine interface as the local model."""
+"""Generation on remote servers, behind the same engine interface as the local model.
+OpenAI-compatible completion servers: llama.cpp's server, vLLM, llama-cpp-python's server.
+"""

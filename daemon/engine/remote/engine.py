@@ -1,22 +1,4 @@
-"""The engine when generation runs on remote servers: the local engine's interface, over a
-``BackendPool`` of OpenAI-compatible completion servers.
-
-Requests keep everything assist does around the model: the scheduler's priorities, turns
-between users and bounded queue (a 429 when it is full), budgets and deadlines, stop strings
-and the ``until`` judge that ends an answer where its block ends, stages, the result cache.
-Only the forward passes move: a job's prompt (built here, in the model's own format, from the
-vocabulary of the local model file) is sent as text to ``/v1/completions``, streamed back and
-cut here exactly as the local engine cuts its own tokens.
-
-A dispatcher thread hands a waiting job to a thread of its own whenever some backend has room.
-A job whose backend fails before any of its text reached the user (connection refused or cut,
-a 5xx, a stream that ends early) goes to another backend; the failed one is taken out until a
-health check reaches it again. After text was shown, the job ends with a clear error (never a
-silent second answer, never a hang: every read is bounded by the job's deadline). Scoring
-(the repair's model-as-judge) needs the model's log-probabilities of given tokens, which the
-completions protocol does not give for a prompt: a scoring job ends "unsupported" at once, and
-the repair keeps its rules' order.
-"""
+"""The engine on remote servers: the local engine's interface over a pool of completion servers."""
 
 from __future__ import annotations
 
@@ -45,6 +27,15 @@ log = logging.getLogger(__name__)
 READ_GRACE_S = 1.0
 
 
+# Requests keep everything assist does around the model (the scheduler, budgets and deadlines, stop
+# strings and the ``until`` judge, stages, the result cache); only the forward passes move. A job's
+# prompt, built in the model's format from the local model file's vocabulary, is sent as text to
+# ``/v1/completions``, streamed back and cut exactly as the local engine cuts its own tokens. A
+# dispatcher thread hands a waiting job to a thread of its own whenever a server has room. A job
+# whose server fails before any of its text reached the user goes to another server, and the failed
+# one is out until a health check reaches it; after text was shown, the job ends with a clear error
+# (every read is bounded by the job's deadline). Scoring needs the log-probabilities of given
+# tokens, which the completions protocol does not give: a scoring job ends "unsupported" at once.
 class RemoteEngine(QueueFront):
     def __init__(
         self,

@@ -1,11 +1,11 @@
-"""The backends together: health checks, routing, and the bound on each one's requests.
+"""The remote servers together: health checks, routing, and the bound on each one's requests.
 
-A thread checks every backend every ``check_s`` seconds: a backend that does not answer is
-taken out, one that answers again is put back. A request takes a place on one backend
-(``acquire``): among the backends that are up and below their limit, the one that holds the
+A thread checks every remote server every ``check_s`` seconds: a server that does not answer is
+taken out, one that answers again is put back. A request takes a place on one server
+(``acquire``): among the servers that are up and below their limit, the one that holds the
 longest prefix of its prompt (``daemon.engine.remote.routing``) when that is most of it, then
 the least busy, then a stable hash of the document's opening. ``room`` tells the dispatcher
-whether any backend could take a request now; when none can, requests wait in the scheduler's
+whether any server could take a request now; when none can, requests wait in the scheduler's
 queue, and beyond it are refused (429).
 """
 

@@ -1,16 +1,4 @@
-"""Which backend should take a prompt: the one that already holds the longest part of it.
-
-Serving engines keep the KV cache of the prompts they saw and reuse any prefix of them (llama.cpp's
-server with ``cache_prompt``, vLLM's prefix caching). A prompt is cut into blocks of
-``BLOCK_TOKENS`` tokens and each block's hash covers every token before it (a chain), so a block's
-hash names a whole prefix. Each backend remembers the prefixes it was sent (``PrefixMemory``, a
-bounded LRU of hashes); a new prompt goes to the backend that holds most of its leading blocks:
-one document's requests keep going to the server that has its KV cache, while the blocks every
-prompt shares (the format's opening, the workspace profile) do not pull all documents to one
-server: among backends that hold equally much, the least busy one wins, then a stable hash
-of the prompt's first block that they do not hold decides (rendezvous hashing), so a new
-document's requests are spread over the backends, and each goes to the same one every time.
-"""
+"""Which remote server should take a prompt: the one that already holds the longest part of it."""
 
 from __future__ import annotations
 
@@ -26,6 +14,10 @@ BLOCK_TOKENS = 32
 MEMORY_BLOCKS = 65536
 
 
+# Serving engines reuse the KV of any prefix of the prompts they saw (llama.cpp's server with
+# cache_prompt, vLLM's prefix caching). A prompt is cut into blocks of BLOCK_TOKENS tokens, and
+# each block's hash covers every token before it (a chain), so a block's hash names a whole prefix.
+# Each server remembers the prefixes it was sent (PrefixMemory, a bounded LRU of hashes).
 def prefix_hashes(tokens: Sequence[int]) -> list[int]:
     """One hash per whole block of ``tokens``, each covering everything before its end."""
     array = np.asarray(tokens, dtype=np.int32)
@@ -73,6 +65,11 @@ class PrefixMemory:
             self._blocks.clear()
 
 
+# A new prompt goes to the server that holds most of its leading blocks, so one document's requests
+# keep going to the server that has its KV. The blocks every prompt shares (the format's opening,
+# the workspace profile) must not pull all documents to one server: among servers that hold equally
+# much, the least busy wins, then a stable hash of the prompt's first block that they do not hold
+# (rendezvous hashing), so new documents are spread and each goes to the same server every time.
 def rendezvous(key: int, name: str) -> int:
     """A stable score of ``name`` for ``key``: the highest-scoring backend takes the key."""
     return xxhash.xxh3_64_intdigest(name.encode("utf-8"), seed=key)

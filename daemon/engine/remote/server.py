@@ -1,14 +1,4 @@
-"""One remote completion server: its state, its figures, and a streamed completion from it.
-
-A server is ``up`` once it answered a health check (``GET /health``; ``/v1/models`` then names
-the model it serves) and ``down`` from the moment a request or a check could not reach it,
-until a check reaches it again. Streaming reads the OpenAI completions protocol's server-sent
-events: each ``data:`` line a JSON chunk whose ``choices[0].text`` continues the answer, and
-``data: [DONE]`` at the end. Errors are sorted by what the caller can do: ``Unreachable``
-(connection refused or cut, a 5xx, a stream that ended without finishing: try another
-server) and ``Refused`` (a 4xx: the request itself is wrong for this server, another will not
-do better).
-"""
+"""One remote completion server: its state, its figures, and a streamed completion from it."""
 
 from __future__ import annotations
 
@@ -33,6 +23,9 @@ MODELS_TIMEOUT_S = 10.0
 RECENT = 200
 
 
+# Errors are sorted by what the caller can do: Unreachable (connection refused or cut, a 5xx, a
+# stream that ended without finishing: try another server) and Refused (a 4xx: the request itself
+# is wrong for this server, and another will not do better).
 class Unreachable(Exception):
     """The server could not be reached, failed (5xx) or stopped mid-stream: try another."""
 
@@ -90,6 +83,11 @@ def _error_text(data: Any) -> str:
     return str(data)
 
 
+# A server is up once it answered a health check (``GET /health``; ``/v1/models`` then names the
+# model it serves) and down from the moment a request or a check could not reach it, until a check
+# reaches it again. A stream is the OpenAI completions protocol's server-sent events: each
+# ``data:`` line a JSON chunk whose ``choices[0].text`` continues the answer, ``data: [DONE]`` at
+# the end.
 class RemoteServer:
     """One backend: where it is, whether it answers, its recent figures, its load."""
 

@@ -1,5 +1,4 @@
-"""CMake (C and C++): language standards and packages from CMakeLists.txt, vcpkg.json and
-conanfile.txt."""
+"""CMake (C and C++): standards and packages from CMakeLists.txt, vcpkg.json, conanfile.txt."""
 
 from __future__ import annotations
 

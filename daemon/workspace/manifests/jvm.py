@@ -1,5 +1,6 @@
-"""JVM: Java and Kotlin versions and dependencies from Maven's pom.xml or a Gradle build script,
-with versions a parent, a BOM or a property supplies."""
+"""JVM: Java and Kotlin versions and dependencies from Maven or Gradle build files.
+Versions a parent, a BOM or a property supplies are followed.
+"""
 
 from __future__ import annotations
 

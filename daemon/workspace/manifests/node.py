@@ -1,5 +1,6 @@
-"""Node: engines and dependencies from package.json, pinned by the npm, pnpm or yarn lockfile;
-.nvmrc and .node-version; the TypeScript version and tsconfig.json's target."""
+"""Node: engines and dependencies from package.json, pinned by the npm, pnpm or yarn lockfile.
+Also .nvmrc and .node-version, and the TypeScript version and tsconfig.json's target.
+"""
 
 from __future__ import annotations
 

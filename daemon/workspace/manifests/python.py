@@ -1,5 +1,6 @@
-"""Python: requires-python and dependencies from pyproject.toml, requirements*.txt and Pipfile,
-pinned by uv.lock, poetry.lock, pdm.lock or Pipfile.lock; .python-version and runtime.txt."""
+"""Python: requires-python and dependencies, pinned by the project's lockfile.
+pyproject.toml, requirements*.txt, Pipfile; uv, poetry, pdm and Pipfile locks; .python-version.
+"""
 
 from __future__ import annotations
 

@@ -1,5 +1,4 @@
 """Reading a workspace's files for the ecosystem readers: capped, never raising, noting sources.
-
 Also what a reader hands back: the versions it found and the dependencies it listed.
 """
 

@@ -1,5 +1,6 @@
-"""Rust: edition, rust-version and dependencies from Cargo.toml (with workspace inheritance),
-pinned by Cargo.lock; the rust-toolchain channel."""
+"""Rust: edition, rust-version and dependencies from Cargo.toml, pinned by Cargo.lock.
+Workspace inheritance is followed; the rust-toolchain file gives the channel.
+"""
 
 from __future__ import annotations
 

@@ -1,0 +1,1 @@
+"""Scripts that maintain the repository (not part of the installed package)."""
