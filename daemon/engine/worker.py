@@ -16,7 +16,7 @@ from llama_cpp import _internals
 
 from daemon.engine.answer_text import AnswerText
 from daemon.engine.batch import TokenBatch
-from daemon.engine.fork import Fork, first_tokens, log_softmax_of, same_path
+from daemon.engine.fork import Fork, first_tokens, same_path
 from daemon.engine.front import QueueFront
 from daemon.engine.jobs import (
     Budget,
@@ -29,43 +29,36 @@ from daemon.engine.jobs import (
     Sink,
     Until,
 )
-from daemon.engine.kv_splice import UnsplicableState, parse_state, read_state
 from daemon.engine.kv_states import SequenceStates, common_prefix
+from daemon.engine.sampling import Sampling
 from daemon.engine.scheduler import Admission, Priority, Scheduler
-from daemon.engine.scoring import ROW_GROUP, chunk_logprobs, chunk_size
+from daemon.engine.scoring import ROW_GROUP, chunk_logprobs
 from daemon.engine.slots import Slot, Slots
 from daemon.engine.speed import SpeedMeter
+from daemon.engine.step_plan import (
+    GapChunk,
+    NextToken,
+    PromptChunk,
+    Ready,
+    ScoreChunk,
+    StepItem,
+    chunk_for,
+    most_urgent,
+    plan_step,
+)
+from daemon.engine.warm_up import WarmUp
 from daemon.errors import ShuttingDown
 from daemon.settings import FORK_COST_LIMIT
 from models.loaded import LoadedModel
 
 log = logging.getLogger(__name__)
 
-# Evaluated and decoded once at start-up, to warm the model up and to measure its speed.
-_WARM_UP_TEXT = (
-    "import json\n\n\ndef load_config(path: str) -> dict:\n"
-    '    """Read a JSON config file and return its settings as a dict."""\n'
-    "    with open(path, encoding='utf-8') as handle:\n"
-    "        return json.load(handle)\n\n\ndef main() -> None:\n"
-)
-_WARM_UP_DECODES = 8
-# While completions come (one ran in the last ``_TYPING_S`` seconds), the steps of less
-# urgent jobs read at most ``_YIELDING_CHUNK`` prompt tokens: a completion that arrives
-# waits for the step under way, and a short step is over sooner (8 tokens take about a
-# fifteenth of a second on two cores, 128 about half a second).
-_TYPING_S = 2.0
-_YIELDING_CHUNK = 8
 # After a round fails in a way no job explains, a pause: a fault that repeats does not spin.
 _AFTER_FAILURE_S = 0.05
 # Tokens a candidate may still write once the job's own text has ended; one that has not ended
 # by then is dropped (on a CPU, each sequence in a batch costs about as much as decoding it
 # alone, so a long candidate would hold the answer back).
 BRANCH_GRACE_TOKENS = 6
-# Candidates are decoded together only where a step of FORK_PROBE sequences costs at most
-# the ``candidates_cost_limit`` setting's steps of one: on a GPU three sequences cost about
-# what one does; on two CPU cores about three times as much (measured here: 36 ms a step
-# alone, 105 ms for three), and three candidates would make every answer wait.
-FORK_PROBE = 3
 
 
 @dataclass
@@ -163,6 +156,14 @@ class _Running:
 # scored one and evaluates the rest with logits for every position (daemon.engine.scoring). The
 # model's own stop strings (its prompt format's end pieces) end every answer. Events go to the sink
 # from the worker thread.
+@dataclass(frozen=True)
+class _Placed:
+    """A work item in the batch, and the row its logits are read from (-1: none)."""
+
+    item: StepItem[_Running]
+    index: int
+
+
 class Engine(QueueFront):
     def __init__(
         self,
@@ -217,7 +218,7 @@ class Engine(QueueFront):
         self.ready = threading.Event()
         facts = model.facts
         self._stop_tokens = frozenset(facts.stop_tokens)
-        self._suppressed = {t: float("-inf") for t in facts.suppressed_tokens}
+        self.sampling = Sampling(self._ctx, model, facts.suppressed_tokens)
         self._format_stops = tuple(facts.stop_strings)
 
     # -- lifecycle -------------------------------------------------------------------------
@@ -353,7 +354,8 @@ class Engine(QueueFront):
     # -- the worker ------------------------------------------------------------------------
     def _work(self) -> None:
         try:
-            self._warm_up()
+            warm_up = WarmUp(self._ctx, self._batch, self.model, self.slots, self.speed)
+            self.fork_cost = warm_up.run(self.reuse_after_edit and not self.model.unified)
         finally:
             self.ready.set()
         while not self._closed:
@@ -400,90 +402,12 @@ class Engine(QueueFront):
             self._give_way(least)
             self._admit()
 
-    def _warm_up(self) -> None:
-        """A short prompt and a few decodes: the first real request does not pay for lazy
-        initialisation, and the speed meter starts from this machine's figures."""
-        start = [self.model.bos_token] if self.model.bos_token is not None else []
-        tokens = start + self.model.tokenize_text(_WARM_UP_TEXT)
-        self.slots.clear()  # whatever an earlier engine on this context left
-        seq = self.slots.slots[0].seq
-        self._decode_alone(tokens[:8], 0, seq)  # lazy initialisation, not timed
-        if self.reuse_after_edit and not self.model.unified:
-            self._check_splicing(seq)
-        began = time.perf_counter()
-        self._decode_alone(tokens[8:], 8, seq)
-        self.speed.record_prompt(len(tokens) - 8, time.perf_counter() - began)
-        sampler = _internals.LlamaSampler()
-        sampler.add_greedy()
-        began = time.perf_counter()
-        position = len(tokens)
-        for _ in range(_WARM_UP_DECODES):
-            token = llama_cpp.llama_sampler_sample(sampler.sampler, self._ctx, -1)
-            self._decode_alone([token], position, seq)
-            position += 1
-        elapsed = time.perf_counter() - began
-        self.speed.record_decode(_WARM_UP_DECODES, elapsed)
-        self.fork_cost = self._measure_fork(seq, position, elapsed / _WARM_UP_DECODES)
-        self.slots.clear()
-
-    def _measure_fork(self, seq: int, position: int, alone_s: float) -> float | None:
-        """How many single-sequence steps one step of ``FORK_PROBE`` sequences costs here
-        (about 1 on a GPU, about 3 on a CPU of few cores); None when there are not enough
-        slots to tell."""
-        others = [slot.seq for slot in self.slots.slots if slot.seq != seq][: FORK_PROBE - 1]
-        if len(others) < FORK_PROBE - 1 or alone_s <= 0:
-            return None
-        for other in others:
-            llama_cpp.llama_memory_seq_cp(self.slots.memory, seq, other, -1, -1)
-        token = self.model.bos_token or 0
-        began = time.perf_counter()
-        for step in range(_WARM_UP_DECODES):
-            self._batch.clear()
-            for each in (seq, *others):
-                self._batch.add([token], position + step, each)
-            if llama_cpp.llama_decode(self._ctx, self._batch.raw) != 0:
-                raise RuntimeError("llama_decode failed while warming up")
-        together_s = (time.perf_counter() - began) / _WARM_UP_DECODES
-        cost = together_s / alone_s
-        log.info("a step of %d sequences costs %.2f steps of one", FORK_PROBE, cost)
-        return cost
-
     @property
     def forks(self) -> bool:
         """Whether candidates are decoded together on this machine."""
         if self.fork_cost_limit <= 0:
             return True
         return self.fork_cost is not None and self.fork_cost <= self.fork_cost_limit
-
-    def _check_splicing(self, seq: int) -> None:
-        """Evaluate edited lines aside when this model's KV cache states can be joined (a
-        plain cache; not, for one, a sliding-window model's cache of two parts)."""
-        try:
-            parse_state(read_state(self._ctx, seq))
-        except UnsplicableState as why:
-            log.info("reuse after an edit keeps only chunks that need no new lines (%s)", why)
-            return
-        self.slots.use_scratch()
-
-    def _decode_alone(self, tokens: list[int], start: int, seq: int) -> None:
-        self._batch.clear()
-        self._batch.add(tokens, start, seq)
-        if llama_cpp.llama_decode(self._ctx, self._batch.raw) != 0:
-            raise RuntimeError("llama_decode failed while warming up")
-
-    def _make_sampler(self, budget: Budget) -> _internals.LlamaSampler:
-        sampler = _internals.LlamaSampler()
-        bias = self._suppressed | {t: float("-inf") for t in budget.banned}
-        if bias:
-            sampler.add_logit_bias(self.model.n_vocab, bias)
-        if budget.temperature <= 0.0:
-            sampler.add_greedy()
-        else:
-            sampler.add_top_k(budget.top_k)
-            sampler.add_top_p(budget.top_p, 1)
-            sampler.add_temp(budget.temperature)
-            sampler.add_dist(budget.seed)
-        return sampler
 
     # -- starting and ending jobs ----------------------------------------------------------
     def _start(self, job: Job) -> bool:
@@ -676,10 +600,10 @@ class Engine(QueueFront):
                 self._end(running, reason)
         if not self._running:
             return
-        tier = min(r.job.priority for r in self._running)
+        tier, runs = most_urgent([r.job.priority for r in self._running])
         live = []
-        for running in self._running:
-            if running.job.priority == tier:
+        for running, run in zip(self._running, runs, strict=True):
+            if run:
                 running.paused = False
                 live.append(running)
             elif not running.paused:
@@ -690,139 +614,120 @@ class Engine(QueueFront):
         now = time.perf_counter()
         if tier == Priority.INTERACTIVE:
             self._interactive_at = now
-            chunk = self.chunk_tokens
-        elif now - self._interactive_at < _TYPING_S:
-            chunk = min(self.chunk_tokens, _YIELDING_CHUNK)
-        else:
-            chunk = self.chunk_tokens
-        work = self._fill(live, chunk)
+        work = self._fill(live, chunk_for(tier, self.chunk_tokens, now - self._interactive_at))
         if not work:  # nothing fits this step (a gap waits for the scratch sequence)
             time.sleep(0.001)
             return
         self._decode(work)
 
-    def _fill(self, live: list[_Running], chunk: int) -> list[tuple]:
-        """Put this step's tokens into the batch, at most ``chunk`` prompt tokens (or scored
-        ones) for each; return what each entry is for."""
-        batch = self._batch
-        batch.clear()
-        work: list[tuple] = []
-        # Scoring chunks first, each starting at a multiple of ROW_GROUP in the batch, so a
-        # token's score does not depend on what else was decoded with it.
-        for running in live:
-            if running.job.scoring is None or batch.size % ROW_GROUP:
-                continue
-            start, end = running.gaps[0]
-            size = chunk_size(chunk, batch.room) if batch.room >= ROW_GROUP else 0
-            if size <= 0:
-                break
-            stop = min(start + size, end)
-            first, _ = batch.add(running.prompt[start:stop], start, running.slot.seq, "all")
-            work.append(("score", running, first, start, stop))
-        # Then, in increasing sequence order (llama.cpp decodes consecutive sequences in one
-        # pass only when they come in that order), each generating job's next token and the
-        # prompt chunks this step has room for.
-        planned: list[tuple[int, Any]] = []
-        room = batch.room
-        for running in live:
-            if running.next_token is not None and len(planned) < room:
-                planned.append((running.slot.seq, ("token", running)))
-        room -= len(planned)
-        prompts = [r for r in live if r.job.scoring is None and r.next_token is None and r.gaps]
-        if prompts:
-            self._turn = (self._turn + 1) % len(prompts)
-            prompts = prompts[self._turn :] + prompts[: self._turn]
-        budget = chunk
-        scratch_used = False
-        for running in prompts:
-            if budget <= 0 or room <= 0:
-                break
-            start, end = running.gaps[0]
-            if end < len(running.prompt):  # a gap before moved chunks: evaluated aside
-                size = end - start
-                if scratch_used or self.slots.scratch is None or size > min(budget, room):
-                    continue
-                scratch = self.slots.gap_sequence(running.slot, start)
-                planned.append((scratch, ("gap", running, start, end)))
-                scratch_used = True
-            else:
-                size = min(end, start + min(budget, room)) - start
-                planned.append((running.slot.seq, ("prompt", running, start, start + size)))
-            budget -= size
-            room -= size
-        planned.sort(key=lambda entry: entry[0])
-        for _, (kind, running, *span) in planned:
-            if kind == "token":
-                index, _ = batch.add([running.next_token], running.position, running.slot.seq)
-                work.append(("token", running, index))
-            elif kind == "gap":
-                start, end = span
-                assert self.slots.scratch is not None
-                batch.add(running.prompt[start:end], start, self.slots.scratch, "none")
-                work.append(("gap", running, start, end))
-            else:
-                start, stop = span
-                last = "last" if stop == running.gaps[0][1] else "none"
-                _, after = batch.add(running.prompt[start:stop], start, running.slot.seq, last)
-                work.append(("prompt", running, after - 1, start, stop))
-        return work
+    def _fill(self, live: list[_Running], chunk: int) -> list[_Placed]:
+        """Plan this step (``plan_step``) and put its work into the batch."""
+        self._batch.clear()
+        ready = [
+            Ready(
+                r,
+                r.slot.seq,
+                r.job.scoring is not None,
+                r.next_token is not None,
+                r.gaps[0] if r.gaps else None,
+                len(r.prompt),
+            )
+            for r in live
+        ]
+        plan = plan_step(
+            ready, chunk=chunk, room=self._batch.room, turn=self._turn, scratch=self.slots.scratch
+        )
+        self._turn = plan.turn
+        return [self._place(item) for item in plan.items]
 
-    def _decode(self, work: list[tuple]) -> None:
+    def _place(self, item: StepItem[_Running]) -> _Placed:
+        """One work item put into the batch, with the index of the row it is read from."""
+        batch = self._batch
+        running = item.job
+        match item:
+            case ScoreChunk(start=start, stop=stop):
+                first, _ = batch.add(running.prompt[start:stop], start, item.seq, "all")
+                return _Placed(item, first)
+            case NextToken():
+                assert running.next_token is not None
+                index, _ = batch.add([running.next_token], running.position, item.seq)
+                return _Placed(item, index)
+            case GapChunk(start=start, stop=stop):
+                self.slots.gap_sequence(running.slot, start)
+                batch.add(running.prompt[start:stop], start, item.seq, "none")
+                return _Placed(item, -1)
+            case PromptChunk(start=start, stop=stop, last=last):
+                tokens = running.prompt[start:stop]
+                _, after = batch.add(tokens, start, item.seq, "last" if last else "none")
+                return _Placed(item, after - 1)
+
+    def _decode(self, work: list[_Placed]) -> None:
+        """Decode the batch (emptying free slots while the KV cache is full), then act on
+        each work item's rows."""
         batch = self._batch
         while (code := llama_cpp.llama_decode(self._ctx, batch.raw)) == 1:
             if not self.slots.evict():  # the KV cache is full: empty a free slot and retry
                 break
-        scratch = self.slots.scratch
         if code != 0:
-            if scratch is not None:
-                self.slots.remove(scratch, -1, -1)
-            failed = list(dict.fromkeys(item[1] for item in work))
+            if self.slots.scratch is not None:
+                self.slots.remove(self.slots.scratch, -1, -1)
+            failed = list(dict.fromkeys(placed.item.job for placed in work))
             why = "the model's KV cache is full" if code == 1 else f"llama_decode returned {code}"
             log.warning("a decode step failed: %s", why)
             self._fail(failed, why)
             return
         self.stats.steps += 1
-        if len({id(item[1]) for item in work}) > 1:
+        if len({id(placed.item.job) for placed in work}) > 1:
             self.stats.batched_steps += 1
-        for item in work:
-            kind, running = item[0], item[1]
+        for placed in work:
+            item, running = placed.item, placed.item.job
             if running not in self._running:
                 continue
-            if kind == "score":
-                self._scored(running, *item[2:])
-            elif kind == "gap":
-                _, _, start, end = item
-                self.stats.prompt_tokens_evaluated += end - start
-                if self.slots.merge_gap(running.slot, start, end):
-                    running.gaps.pop(0)
-                    running.slot.tokens = running.prompt[: running.gaps[0][0]]
-                else:  # the slot lost its KV: read the whole prompt
-                    log.warning("joining an edit's KV failed; reading the prompt again")
-                    running.gaps = [(0, len(running.prompt))]
-                    running.reused = 0
-            elif kind == "prompt":
-                _, _, index, start, stop = item
-                running.slot.tokens = running.prompt[:stop]
-                self.stats.prompt_tokens_evaluated += stop - start
-                if stop < running.gaps[0][1]:
-                    running.gaps[0] = (stop, running.gaps[0][1])
-                else:
-                    running.gaps.pop(0)
-                if not running.gaps:
-                    self._prompt_done(running)
-                    if running.branch:
-                        self._first_of_branch(running, index)
-                    else:
-                        token = self._sample(running, index)
-                        self._fork(running, index, token)
-                        self._take(running, token)
-            else:
-                running.slot.tokens.append(running.next_token)
-                running.next_token = None
-                token = self._sample(running, item[2])
-                if running.fork is None and not running.branch:
-                    self._fork(running, item[2], token)
-                self._take(running, token)
+            match item:
+                case ScoreChunk(start=start, stop=stop):
+                    self._scored(running, placed.index, start, stop)
+                case GapChunk(start=start, stop=stop):
+                    self._gap_read(running, start, stop)
+                case PromptChunk(start=start, stop=stop):
+                    self._prompt_read(running, placed.index, start, stop)
+                case NextToken():
+                    assert running.next_token is not None
+                    running.slot.tokens.append(running.next_token)
+                    running.next_token = None
+                    token = self._sample(running, placed.index)
+                    if running.fork is None and not running.branch:
+                        self._fork(running, placed.index, token)
+                    self._take(running, token)
+
+    def _gap_read(self, running: _Running, start: int, end: int) -> None:
+        """A gap read in the scratch sequence: joined to the job's own KV."""
+        self.stats.prompt_tokens_evaluated += end - start
+        if self.slots.merge_gap(running.slot, start, end):
+            running.gaps.pop(0)
+            running.slot.tokens = running.prompt[: running.gaps[0][0]]
+        else:  # the slot lost its KV: read the whole prompt
+            log.warning("joining an edit's KV failed; reading the prompt again")
+            running.gaps = [(0, len(running.prompt))]
+            running.reused = 0
+
+    def _prompt_read(self, running: _Running, index: int, start: int, stop: int) -> None:
+        """A prompt chunk read; at the prompt's end, the first token sampled from row
+        ``index``."""
+        running.slot.tokens = running.prompt[:stop]
+        self.stats.prompt_tokens_evaluated += stop - start
+        if stop < running.gaps[0][1]:
+            running.gaps[0] = (stop, running.gaps[0][1])
+        else:
+            running.gaps.pop(0)
+        if running.gaps:
+            return
+        self._prompt_done(running)
+        if running.branch:
+            self._first_of_branch(running, index)
+        else:
+            token = self._sample(running, index)
+            self._fork(running, index, token)
+            self._take(running, token)
 
     def _scored(self, running: _Running, first: int, start: int, stop: int) -> None:
         scoring = running.job.scoring
@@ -847,7 +752,7 @@ class Engine(QueueFront):
     def _prompt_done(self, running: _Running) -> None:
         job = running.job
         now = time.perf_counter()
-        running.sampler = self._make_sampler(job.budget)
+        running.sampler = self.sampling.sampler(job.budget)
         if running.branch:  # its prompt is the job's, copied, and its first token
             running.answer = AnswerText(
                 job.stop_strings, running.until, running.seed, job.budget.lead
@@ -869,47 +774,14 @@ class Engine(QueueFront):
     def _sample(self, running: _Running, index: int) -> int | None:
         if running not in self._running or running.sampler is None:
             return None
-        budget = running.job.budget
-        row = self._healing_row(running, index)
         answer = running.answer
-        made = len(answer.ids) if answer else 0
         choosing = answer is not None and answer.first_choice is None
+        budget = running.job.budget
         barred = budget.not_first if choosing and not running.branch else ()
-        if row is None and not barred:
-            token = int(llama_cpp.llama_sampler_sample(running.sampler.sampler, self._ctx, index))
-            row = self._row(index) if budget.scored else None
-        else:
-            if row is None:
-                row = np.array(self._row(index), dtype=np.float32)
-            choice = row
-            if barred:
-                choice = row.copy()
-                choice[list(barred)] = -np.inf
-            token = _pick(choice, budget, made)
-        if row is not None:
-            running.sampled_logprob = log_softmax_of(row, token)
+        token, logprob = self.sampling.sample(running.sampler, index, budget, answer, barred)
+        if logprob is not None:
+            running.sampled_logprob = logprob
         return token
-
-    def _healing_row(self, running: _Running, index: int) -> np.ndarray | None:
-        """Row ``index``'s logits with every token that disagrees with the job's lead (the
-        part of it not written yet) or is banned taken out; right after a lead that ends in
-        blanks, every token that begins with one; None when no lead constrains the token."""
-        answer = running.answer
-        if answer is None or not (answer.leading or answer.led_to_blanks):
-            return None
-        if answer.leading:
-            allowed = self.model.agreeing(answer.leading)
-        else:
-            allowed = self.model.after_blanks()
-        row = np.full(self.model.n_vocab, -np.inf, dtype=np.float32)
-        row[allowed] = self._row(index)[allowed]
-        row[list(running.job.budget.banned)] = -np.inf
-        return row
-
-    def _row(self, index: int) -> np.ndarray:
-        """The logits of row ``index`` of the batch just decoded."""
-        pointer = llama_cpp.llama_get_logits_ith(self._ctx, index)
-        return np.ctypeslib.as_array(pointer, shape=(self.model.n_vocab,))
 
     def _take(self, running: _Running, token: int | None, evaluated: bool = False) -> bool:
         """Add a sampled token to a job's answer; end the job when the answer is complete.
@@ -959,11 +831,11 @@ class Engine(QueueFront):
         if own.produced or self.scheduler.depth:
             return
         room = min(wanted, self.parallel - len(self._running), len(self.slots.free))
-        excluded = {*self._stop_tokens, *self._suppressed, *job.budget.banned}
+        excluded = {*self._stop_tokens, *self.sampling.suppressed, *job.budget.banned}
         excluded.update(job.budget.not_first)
-        row = self._healing_row(own, index)
+        row = self.sampling.healing_row(own.answer, job.budget.banned, index)
         if row is None:
-            row = self._row(index)
+            row = self.sampling.row(index)
         picks = first_tokens(row, token, room, excluded) if room > 0 else []
         fork = Fork()
         written = own.answer.ids
@@ -1009,14 +881,3 @@ class Engine(QueueFront):
             return False
         text = mine.text + mine.pending
         return same_path(own.answer.text + own.answer.pending, own.ends, text)
-
-
-def _pick(row: np.ndarray, budget: Budget, step: int) -> int:
-    """A token from a row of logits that some tokens were taken out of: the most likely one,
-    or at the budget's temperature one drawn from the rest (seeded by the budget and step)."""
-    if budget.temperature <= 0.0:
-        return int(np.argmax(row))
-    scaled = (row - row.max()) / budget.temperature
-    weights = np.exp(scaled)
-    rng = np.random.default_rng((budget.seed, step))
-    return int(rng.choice(len(row), p=weights / weights.sum()))

@@ -13,7 +13,7 @@ import pytest
 
 from daemon.answers.comments import comment_tokens
 from daemon.answers.placeholder import placeholder_tokens
-from daemon.engine import worker
+from daemon.engine import step_plan
 from daemon.engine.jobs import Budget, Finished, PromptEvaluated, TokenText
 from daemon.engine.kv_states import SequenceStates
 from daemon.engine.scheduler import Priority, Scheduler
@@ -275,7 +275,7 @@ def test_while_completions_come_a_repair_reads_its_prompt_in_short_steps(
 ):
     """A completion waits for the step under way: while completions come, the steps of a
     repair are short; once they stop coming, a repair's steps read whole chunks again."""
-    monkeypatch.setattr(worker, "_TYPING_S", 600.0)  # however slow this machine is
+    monkeypatch.setattr(step_plan, "TYPING_S", 600.0)  # however slow this machine is
     tokens = prompt(model, NUMBERS)
     assert len(tokens) > 4 * engine.chunk_tokens
     run(engine, prompt(model, "def add(a, b):\n    "), budget(max_tokens=2))
@@ -283,7 +283,7 @@ def test_while_completions_come_a_repair_reads_its_prompt_in_short_steps(
     steps = engine.stats.steps
     run(engine, tokens, budget(max_tokens=1, seconds=600), priority=Priority.REPAIR)
     short_steps = engine.stats.steps - steps
-    assert short_steps >= len(tokens) // worker._YIELDING_CHUNK
+    assert short_steps >= len(tokens) // step_plan.YIELDING_CHUNK
     engine._interactive_at = float("-inf")  # no completion for a while
     engine.slots.clear()
     steps = engine.stats.steps
