@@ -75,8 +75,8 @@ def create_app(daemon: Daemon, tokens: TokenStore | None = None) -> FastAPI:
     limiter = RateLimiter(settings.rate_limit_per_minute, settings.rate_limit_burst)
     # Drop-in answers read on after their client's time limit cut them (to be cached).
     finishing = BackgroundTasks("a drop-in answer read after its client's time limit")
-    if runtime.metrics is not None and "backends" in runtime.engine.report():
-        backends = BackendCollector(lambda: runtime.engine.report()["backends"])
+    if runtime.metrics is not None and runtime.engine.kind == "remote":
+        backends = BackendCollector(runtime.engine.backends)
         runtime.metrics.prometheus.registry.register(backends)
 
     async def identify(request: Request) -> str:
@@ -114,6 +114,7 @@ def create_app(daemon: Daemon, tokens: TokenStore | None = None) -> FastAPI:
         facts = runtime.model.facts
         stats = await runtime.run_db(runtime.cache.stats)
         engine = runtime.engine
+        report = engine.report()
         return Health(
             status="ok" if engine.ready.is_set() else "loading",
             version=__version__,
@@ -131,18 +132,12 @@ def create_app(daemon: Daemon, tokens: TokenStore | None = None) -> FastAPI:
             queue_depth=engine.queue_depth,
             cache_status=runtime.cache.status,
             workload={
-                **{f"queued_{k}": v for k, v in engine.scheduler.depth_by_priority().items()},
-                "refused": engine.scheduler.stats.refused,
-                "preempted": engine.scheduler.stats.preempted,
-                "yielded": engine.stats.yielded,
+                **report.queue.as_json(),
                 **daemon.completions.workload(),
                 "prefetched": daemon.prefetcher.prefetched,
-                "kv_states": len(engine.states),
-                "kv_state_bytes": engine.states.bytes,
-                "kv_restored": engine.states.stats.restored,
-                "kv_tokens_restored": engine.states.stats.tokens_restored,
+                **report.saved_states.as_json(),
             },
-            engine=engine.report(),
+            engine=report.figures.as_json(),
             workspace=str(daemon.workspace.root) if daemon.workspace is not None else None,
             pid=os.getpid(),
         )
@@ -360,7 +355,7 @@ def create_app(daemon: Daemon, tokens: TokenStore | None = None) -> FastAPI:
         figures["gpu"] = gpu_figures()
         figures["backend"] = runtime.model.facts.backend
         figures["model"] = runtime.model.facts.name
-        figures["backends"] = runtime.engine.report().get("backends", [])
+        figures["backends"] = runtime.engine.backends()
         return figures
 
     @app.get("/metrics")
@@ -381,7 +376,7 @@ def create_app(daemon: Daemon, tokens: TokenStore | None = None) -> FastAPI:
         figures = await current_stats(window, by)
         facts = runtime.model.facts
         gpus = await asyncio.to_thread(gpu_figures)
-        backends = runtime.engine.report().get("backends")
+        backends = runtime.engine.backends()
         return HTMLResponse(render_dashboard(figures, facts.name, facts.backend, gpus, backends))
 
     @app.post("/v1/feedback")
