@@ -7,12 +7,21 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from daemon.engine.jobs import Budget, Finished, Job, Sink, Until
+from daemon.engine.report import (
+    EngineReport,
+    EngineStats,
+    LocalFigures,
+    QueueFigures,
+    RemoteFigures,
+    SavedStateFigures,
+)
 from daemon.engine.scheduler import Admission, Priority, Scheduler
 from daemon.errors import ShuttingDown
 
 
 class QueueFront:
     scheduler: Scheduler
+    stats: EngineStats
     _closed: bool
     _format_stops: tuple[str, ...]  # the prompt format's end pieces: they end every answer
 
@@ -50,3 +59,20 @@ class QueueFront:
     @property
     def queue_depth(self) -> int:
         return self.scheduler.depth
+
+    def report(self) -> EngineReport:
+        """The engine's figures for /health: its own, its queue's and its saved states'."""
+        scheduler = self.scheduler
+        queue = QueueFigures(
+            scheduler.depth_by_priority(),
+            scheduler.stats.refused,
+            scheduler.stats.preempted,
+            self.stats.yielded,
+        )
+        return EngineReport(self._figures(), queue, self._saved_states())
+
+    def _figures(self) -> LocalFigures | RemoteFigures:
+        raise NotImplementedError
+
+    def _saved_states(self) -> SavedStateFigures:
+        return SavedStateFigures()  # an engine that keeps no KV states of its own

@@ -8,7 +8,7 @@ import threading
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import ClassVar
 
 import llama_cpp
 import numpy as np
@@ -30,6 +30,13 @@ from daemon.engine.jobs import (
     Until,
 )
 from daemon.engine.kv_states import SequenceStates, common_prefix
+from daemon.engine.report import (
+    BackendFigures,
+    EngineKind,
+    EngineStats,
+    LocalFigures,
+    SavedStateFigures,
+)
 from daemon.engine.sampling import Sampling
 from daemon.engine.scheduler import Admission, Priority, Scheduler
 from daemon.engine.scoring import ROW_GROUP, chunk_logprobs
@@ -59,38 +66,6 @@ _AFTER_FAILURE_S = 0.05
 # by then is dropped (on a CPU, each sequence in a batch costs about as much as decoding it
 # alone, so a long candidate would hold the answer back).
 BRANCH_GRACE_TOKENS = 6
-
-
-@dataclass
-class EngineStats:
-    jobs: int = 0
-    cancelled: int = 0
-    deadline: int = 0
-    errors: int = 0
-    yielded: int = 0
-    steps: int = 0
-    batched_steps: int = 0  # steps that decoded tokens of more than one job
-    tokens_generated: int = 0
-    tokens_scored: int = 0
-    prompt_tokens_evaluated: int = 0
-    prompt_tokens_reused: int = 0
-    prompt_tokens_moved: int = 0  # reused after an edit above them, at new positions
-    last_job_tokens: int = 0
-    last_job_reason: str | None = None
-    branches: int = 0  # candidates decoded beside a job's own continuation
-    duplicate_branches: int = 0  # dropped: they reached the job's own text
-    late_branches: int = 0  # dropped: still writing BRANCH_GRACE_TOKENS after the job's own ended
-
-    def count(self, reason: str, tokens: int) -> None:
-        """A job ended for ``reason`` with ``tokens`` generated."""
-        self.jobs += 1
-        self.tokens_generated += tokens
-        self.last_job_tokens = tokens
-        self.last_job_reason = reason
-        if reason == "cancelled":
-            self.cancelled += 1
-        elif reason == "deadline":
-            self.deadline += 1
 
 
 @dataclass(eq=False)  # a running job is itself: compared and hashed by identity
@@ -165,6 +140,8 @@ class _Placed:
 
 
 class Engine(QueueFront):
+    kind: ClassVar[EngineKind] = "local"
+
     def __init__(
         self,
         model: LoadedModel,
@@ -263,38 +240,45 @@ class Engine(QueueFront):
                 line += ", below an edit only chunks that need no new lines before them kept"
         return line
 
-    def report(self) -> dict[str, Any]:
-        """The engine's figures for /health."""
+    def _figures(self) -> LocalFigures:
         speed = self.speed.current()
         stats = self.stats
-        return {
-            "kind": "local",
-            "busy": int(self.busy),
-            "running": self.running,
-            "parallel": self.parallel,
-            "kv_slots": len(self.slots),
-            "steps": stats.steps,
-            "batched_steps": stats.batched_steps,
-            "prompt_tokens_moved": stats.prompt_tokens_moved,
-            "kv_prefixes_copied": self.slots.stats.copied,
-            "kv_slots_evicted": self.slots.stats.evicted,
-            "jobs": stats.jobs,
-            "cancelled": stats.cancelled,
-            "deadline": stats.deadline,
-            "errors": stats.errors,
-            "tokens_generated": stats.tokens_generated,
-            "prompt_tokens_evaluated": stats.prompt_tokens_evaluated,
-            "prompt_tokens_reused": stats.prompt_tokens_reused,
-            "last_job_tokens": stats.last_job_tokens,
-            "last_job_reason": stats.last_job_reason,
-            "prompt_tokens_per_s": round(speed.prompt_tps, 1),
-            "tokens_per_s": round(speed.decode_tps, 1),
-            "fork_cost": None if self.fork_cost is None else round(self.fork_cost, 2),
-            "candidates_decoded": self.forks,
-            "branches": stats.branches,
-            "duplicate_branches": stats.duplicate_branches,
-            "late_branches": stats.late_branches,
-        }
+        return LocalFigures(
+            busy=int(self.busy),
+            running=self.running,
+            parallel=self.parallel,
+            kv_slots=len(self.slots),
+            steps=stats.steps,
+            batched_steps=stats.batched_steps,
+            prompt_tokens_moved=stats.prompt_tokens_moved,
+            kv_prefixes_copied=self.slots.stats.copied,
+            kv_slots_evicted=self.slots.stats.evicted,
+            jobs=stats.jobs,
+            cancelled=stats.cancelled,
+            deadline=stats.deadline,
+            errors=stats.errors,
+            tokens_generated=stats.tokens_generated,
+            prompt_tokens_evaluated=stats.prompt_tokens_evaluated,
+            prompt_tokens_reused=stats.prompt_tokens_reused,
+            last_job_tokens=stats.last_job_tokens,
+            last_job_reason=stats.last_job_reason,
+            prompt_tokens_per_s=round(speed.prompt_tps, 1),
+            tokens_per_s=round(speed.decode_tps, 1),
+            fork_cost=None if self.fork_cost is None else round(self.fork_cost, 2),
+            candidates_decoded=self.forks,
+            branches=stats.branches,
+            duplicate_branches=stats.duplicate_branches,
+            late_branches=stats.late_branches,
+        )
+
+    def _saved_states(self) -> SavedStateFigures:
+        states = self.states
+        return SavedStateFigures(
+            len(states), states.bytes, states.stats.restored, states.stats.tokens_restored
+        )
+
+    def backends(self) -> list[BackendFigures]:
+        return []  # it decodes here
 
     def cached_prefix(self, tokens: Sequence[int]) -> int:
         """How many leading tokens of ``tokens`` a sequence or a saved state already holds:

@@ -10,6 +10,7 @@ import xxhash
 
 from daemon.answers.completion import CompletionPipeline
 from daemon.answers.prefetch import Prefetcher
+from daemon.engine.interface import ServingEngine
 from daemon.engine.kv_states import SequenceStates
 from daemon.engine.remote.engine import RemoteEngine
 from daemon.engine.remote.pool import BackendPool
@@ -73,7 +74,7 @@ def build_daemon(settings: Settings) -> Daemon:
     open the cache and metrics."""
     resolved = resolve_model(settings.model_path, settings.cache_dir, settings.model)
     scheduler = Scheduler(settings.queue_size, settings.user_queue_size)
-    engine: Engine | RemoteEngine
+    engine: ServingEngine
     if settings.backend:
         model, engine = remote_engine(settings, resolved, scheduler)
     else:

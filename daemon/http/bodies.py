@@ -86,3 +86,8 @@ def parse_request(body: bytes, model: type[BaseModel]) -> Any:
         return model.model_validate_json(body)
     except ValidationError as exc:
         raise InvalidRequest(describe_validation(exc)) from None
+
+
+async def read_request(request: Request, model: type[BaseModel], limit: int) -> Any:
+    """The request's body, read with ``limit`` (``read_body``), as a ``model``."""
+    return parse_request(await read_body(request, limit), model)

@@ -13,11 +13,10 @@ from collections.abc import AsyncIterator, Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any, TypeVar
 
+from daemon.engine.interface import ServingEngine
 from daemon.engine.jobs import Budget, Finished, Job, PromptEvaluated, TokenText, Until
-from daemon.engine.remote.engine import RemoteEngine
 from daemon.engine.scheduler import Admission, Priority
 from daemon.engine.speed import Speed
-from daemon.engine.worker import Engine
 from daemon.errors import EngineFailed, JobTimeout
 from daemon.observe.metrics import FeedbackRecord, MetricsRecorder, RequestRecord
 from daemon.pipeline.backend import JobResult, JobTimes, Relay, Scored
@@ -36,7 +35,7 @@ class Runtime:
     def __init__(
         self,
         model: LoadedModel,
-        engine: Engine | RemoteEngine,
+        engine: ServingEngine,
         cache: ResultCache,
         metrics: MetricsRecorder | None = None,
     ) -> None:

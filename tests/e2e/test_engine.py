@@ -16,6 +16,7 @@ from daemon.answers.placeholder import placeholder_tokens
 from daemon.engine import step_plan
 from daemon.engine.jobs import Budget, Finished, PromptEvaluated, TokenText
 from daemon.engine.kv_states import SequenceStates
+from daemon.engine.report import LocalFigures
 from daemon.engine.scheduler import Priority, Scheduler
 from daemon.engine.worker import Engine
 from daemon.settings import load_settings
@@ -318,7 +319,21 @@ def test_the_prompt_formats_stop_pieces_end_generation(model, monkeypatch):
 def test_the_cost_of_decoding_candidates_together_is_measured_at_start(engine, model):
     assert engine.fork_cost is not None and engine.fork_cost > 0
     assert engine.forks == (engine.fork_cost <= engine.fork_cost_limit)
-    assert engine.report()["fork_cost"] == round(engine.fork_cost, 2)
+    assert engine.report().figures.fork_cost == round(engine.fork_cost, 2)
+
+
+def test_the_engines_report_counts_its_jobs_and_its_saved_states(engine, model):
+    _, events = run(engine, prompt(model, NUMBERS), budget(max_tokens=8))
+    report = engine.report()
+    figures = report.figures
+    assert isinstance(figures, LocalFigures) and figures.as_json()["kind"] == "local"
+    assert figures.jobs == 1 and figures.tokens_generated == events[-1].tokens
+    assert figures.kv_slots == len(engine.slots) and figures.busy == 0
+    assert report.queue.as_json()["queued_interactive"] == 0
+    states = engine.states
+    assert report.saved_states.kv_states == len(states)
+    assert report.saved_states.kv_state_bytes == states.bytes
+    assert engine.kind == "local" and engine.backends() == []
 
 
 def test_no_candidates_where_they_cost_more_than_the_limit(engine, model):

@@ -1,4 +1,5 @@
-"""The engine on remote servers: the local engine's interface over a pool of completion servers."""
+"""The engine on remote servers: the engine protocol (``daemon.engine.interface``) over a pool
+of OpenAI-compatible completion servers."""
 
 from __future__ import annotations
 
@@ -8,17 +9,16 @@ import threading
 import time
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
-from typing import Any
+from typing import Any, ClassVar
 
 from daemon.engine.answer_text import AnswerText
 from daemon.engine.front import QueueFront
 from daemon.engine.jobs import Budget, Finished, Job, PromptEvaluated, Sink
-from daemon.engine.kv_states import SequenceStates
 from daemon.engine.remote.pool import BackendPool
 from daemon.engine.remote.server import Overloaded, Refused, RemoteServer, Unreachable
+from daemon.engine.report import BackendFigures, EngineKind, EngineStats, RemoteFigures
 from daemon.engine.scheduler import Admission, Priority, Scheduler
 from daemon.engine.speed import SpeedMeter
-from daemon.engine.worker import EngineStats
 from models.loaded import LoadedModel
 
 log = logging.getLogger(__name__)
@@ -37,6 +37,8 @@ READ_GRACE_S = 1.0
 # (every read is bounded by the job's deadline). Scoring needs the log-probabilities of given
 # tokens, which the completions protocol does not give: a scoring job ends "unsupported" at once.
 class RemoteEngine(QueueFront):
+    kind: ClassVar[EngineKind] = "remote"
+
     def __init__(
         self,
         model: LoadedModel,
@@ -48,7 +50,6 @@ class RemoteEngine(QueueFront):
         self.pool = pool
         self.scheduler = scheduler if scheduler is not None else Scheduler()
         self.model_name = model_name
-        self.states = SequenceStates(0)  # no saved KV states here: the servers keep their own
         self.stats = EngineStats()
         self.speed = SpeedMeter()
         self.ready = threading.Event()
@@ -98,25 +99,27 @@ class RemoteEngine(QueueFront):
         limit = self.pool.servers[0].limit
         return f"remote: {len(self.pool.servers)} backends, {limit} requests each ({urls})"
 
-    def report(self) -> dict[str, Any]:
+    def _figures(self) -> RemoteFigures:
         speed = self.speed.current()
         stats = self.stats
-        return {
-            "kind": "remote",
-            "busy": int(self.busy),
-            "running": self.running,
-            "parallel": self.parallel,
-            "jobs": stats.jobs,
-            "cancelled": stats.cancelled,
-            "deadline": stats.deadline,
-            "errors": stats.errors,
-            "tokens_generated": stats.tokens_generated,
-            "last_job_tokens": stats.last_job_tokens,
-            "last_job_reason": stats.last_job_reason,
-            "prompt_tokens_per_s": round(speed.prompt_tps, 1),
-            "tokens_per_s": round(speed.decode_tps, 1),
-            "backends": self.pool.snapshot(),
-        }
+        return RemoteFigures(
+            busy=int(self.busy),
+            running=self.running,
+            parallel=self.parallel,
+            jobs=stats.jobs,
+            cancelled=stats.cancelled,
+            deadline=stats.deadline,
+            errors=stats.errors,
+            tokens_generated=stats.tokens_generated,
+            last_job_tokens=stats.last_job_tokens,
+            last_job_reason=stats.last_job_reason,
+            prompt_tokens_per_s=round(speed.prompt_tps, 1),
+            tokens_per_s=round(speed.decode_tps, 1),
+            backends=self.backends(),
+        )
+
+    def backends(self) -> list[BackendFigures]:
+        return self.pool.snapshot()
 
     # -- submitting --------------------------------------------------------------------------
     def score(
