@@ -285,7 +285,7 @@ def test_while_completions_come_a_repair_reads_its_prompt_in_short_steps(
     run(engine, tokens, budget(max_tokens=1, seconds=600), priority=Priority.REPAIR)
     short_steps = engine.stats.steps - steps
     assert short_steps >= len(tokens) // step_plan.YIELDING_CHUNK
-    engine._interactive_at = float("-inf")  # no completion for a while
+    engine.stepper.interactive_at = float("-inf")  # no completion for a while
     engine.slots.clear()
     steps = engine.stats.steps
     run(engine, tokens, budget(max_tokens=1, seconds=600), priority=Priority.REPAIR)
