@@ -39,8 +39,9 @@ class Served:
         app.state.served = self
 
 
-def served(request: Request) -> Served:
-    """The parts the app that took ``request`` serves (``Served.attach``)."""
+async def served(request: Request) -> Served:
+    """The parts the app that took ``request`` serves (``Served.attach``). A coroutine, as
+    every dependency here: FastAPI runs a plain function in a thread pool, a hop per request."""
     found: Served = request.app.state.served
     return found
 
