@@ -10,11 +10,22 @@ from __future__ import annotations
 import logging
 import re
 import threading
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 from pathlib import PurePath
-from typing import Any
+from typing import Any, Literal
 
 log = logging.getLogger(__name__)
+
+
+_HANDLING: dict[str, re.Pattern[str]] = {
+    "python": re.compile(r"\braise\b|\btry:|\bexcept\b|\bif not\b|\bisinstance\(|\bassert\b"),
+    "go": re.compile(r"err != nil|errors\.New|fmt\.Errorf|\bpanic\("),
+    "rust": re.compile(r"\bErr\(|\?;|\?\)|\.ok_or|\bpanic!|\bexpect\(|\bmatch\b"),
+    "c": re.compile(r"==\s*NULL|!=\s*NULL|\bif\s*\(\s*!|\breturn\s+-1\b|\berrno\b|\bthrow\b"),
+}
+DEFAULT_HANDLING = re.compile(
+    r"\bthrow\b|\btry\s*\{|\bcatch\b|\bif\s*\(\s*!|===?\s*(null|undefined)"
+)
 
 
 @dataclass(frozen=True)
@@ -24,6 +35,56 @@ class LanguageInfo:
     line_comment: str | None
     block_comment: tuple[str, str] | None
     ecosystem: str | None
+    # What the code's own lexers need: the quotes that open a string within a line (Rust's
+    # ``'`` is a lifetime or a char), strings in three quotes that may span lines (Python's),
+    # and backticks: a template that spans lines (JavaScript) or a raw string that does and
+    # has no escapes (Go).
+    quotes: str = "\"'`"
+    triple_quoted: bool = False
+    backticks: Literal["none", "template", "raw"] = "none"
+    # The statement a skeleton puts in a body not written yet, and what shows error handling or
+    # input validation in a body.
+    placeholder: str = "..."
+    handling: re.Pattern[str] = field(default_factory=lambda: DEFAULT_HANDLING)
+    # The tools that format or lint files of the language (the workspace's style).
+    tools: frozenset[str] = frozenset()
+
+
+_JS = ("javascript", "javascriptreact", "typescript", "typescriptreact")
+_JS_PLACEHOLDER = 'throw new Error("not implemented");'
+# Each language's own facts beyond its comments, where they are not the defaults.
+_FACTS: dict[str, dict[str, Any]] = {
+    "python": {"triple_quoted": True, "placeholder": "...", "handling": _HANDLING["python"]},
+    **{js: {"backticks": "template", "placeholder": _JS_PLACEHOLDER} for js in _JS},
+    "go": {
+        "backticks": "raw",
+        "placeholder": 'panic("not implemented")',
+        "handling": _HANDLING["go"],
+    },
+    "rust": {"quotes": '"', "placeholder": "todo!()", "handling": _HANDLING["rust"]},
+    "java": {"placeholder": 'throw new UnsupportedOperationException("not implemented");'},
+    "kotlin": {"placeholder": 'TODO("not implemented")'},
+    "csharp": {"placeholder": "throw new NotImplementedException();"},
+    "c": {"placeholder": "/* not implemented */", "handling": _HANDLING["c"]},
+    "cpp": {
+        "placeholder": 'throw std::logic_error("not implemented");',
+        "handling": _HANDLING["c"],
+    },
+}
+# The tools that format or lint each language.
+_PRETTIER = (*_JS, "vue", "svelte", "json", "jsonc", "css", "scss", "less", "html", "markdown")
+_TOOLS: dict[str, tuple[str, ...]] = {
+    "ruff": ("python",),
+    "black": ("python",),
+    "prettier": (*_PRETTIER, "yaml", "graphql"),
+    "eslint": (*_JS, "vue", "svelte"),
+    "rustfmt": ("rust",),
+    "clang-format": (
+        *("c", "cpp", "cuda-cpp", "objective-c", "objective-cpp"),
+        *("java", "csharp", "proto"),
+    ),
+    "gofmt": ("go",),
+}
 
 
 _C = ("/*", "*/")
@@ -31,7 +92,17 @@ _HTML = ("<!--", "-->")
 
 
 def _table(*rows: LanguageInfo) -> dict[str, LanguageInfo]:
-    return {row.id: row for row in rows}
+    """The rows by id, each with its facts beyond comments (``_FACTS``) and its tools."""
+    table = {}
+    for row in rows:
+        tools = frozenset(tool for tool, ids in _TOOLS.items() if row.id in ids)
+        table[row.id] = replace(row, **_FACTS.get(row.id, {}), tools=tools)
+    return table
+
+
+def languages_of_tool(tool: str) -> frozenset[str]:
+    """The languages a formatter or linter works on."""
+    return frozenset(_TOOLS.get(tool, ()))
 
 
 _LANGUAGES: dict[str, LanguageInfo] = _table(

@@ -8,31 +8,10 @@ comment the staged path uses.
 
 from __future__ import annotations
 
-import re
-
 from daemon.engine.jobs import Until
-from daemon.language import language_info
+from daemon.language import DEFAULT_HANDLING, language_info
 
 _CLOSERS = {"}": "{", ")": "(", "]": "["}
-# Text that shows error handling or input validation, per language family.
-_HANDLING = {
-    "python": re.compile(r"\braise\b|\btry:|\bexcept\b|\bif not\b|\bisinstance\(|\bassert\b"),
-    "go": re.compile(r"err != nil|errors\.New|fmt\.Errorf|\bpanic\("),
-    "rust": re.compile(r"\bErr\(|\?;|\?\)|\.ok_or|\bpanic!|\bexpect\(|\bmatch\b"),
-    "c": re.compile(r"==\s*NULL|!=\s*NULL|\bif\s*\(\s*!|\breturn\s+-1\b|\berrno\b|\bthrow\b"),
-    "default": re.compile(r"\bthrow\b|\btry\s*\{|\bcatch\b|\bif\s*\(\s*!|===?\s*(null|undefined)"),
-}
-_PLACEHOLDERS = {
-    "python": "...",
-    "go": 'panic("not implemented")',
-    "rust": "todo!()",
-    "java": 'throw new UnsupportedOperationException("not implemented");',
-    "kotlin": 'TODO("not implemented")',
-    "csharp": "throw new NotImplementedException();",
-    "c": "/* not implemented */",
-    "cpp": 'throw std::logic_error("not implemented");',
-}
-_JS_PLACEHOLDER = 'throw new Error("not implemented");'
 
 
 def _width(line: str) -> int:
@@ -89,9 +68,8 @@ def _trim_blank(text: str, end: int) -> int:
 
 def body_placeholder(language: str | None) -> str:
     """The statement a skeleton puts in a body the model has not written yet."""
-    if language in ("javascript", "javascriptreact", "typescript", "typescriptreact"):
-        return _JS_PLACEHOLDER
-    return _PLACEHOLDERS.get(language or "", "...")
+    info = language_info(language)
+    return info.placeholder if info else "..."
 
 
 def from_line_start(written: str, before_cursor: str, body_indent: str) -> str:
@@ -127,12 +105,5 @@ def steering_comment(language: str | None, body_indent: str) -> str:
 
 def handling_markers(language: str | None, text: str) -> int:
     """How many error-handling or validation constructs ``text`` holds."""
-    if language == "python":
-        pattern = _HANDLING["python"]
-    elif language in ("go", "rust"):
-        pattern = _HANDLING[language]
-    elif language in ("c", "cpp"):
-        pattern = _HANDLING["c"]
-    else:
-        pattern = _HANDLING["default"]
-    return len(pattern.findall(text))
+    info = language_info(language)
+    return len((info.handling if info else DEFAULT_HANDLING).findall(text))

@@ -18,9 +18,6 @@ from daemon.language import language_info
 OPENERS = {"(": ")", "[": "]", "{": "}"}
 CLOSERS = {v: k for k, v in OPENERS.items()}
 
-_TRIPLE_QUOTED = frozenset({"python"})  # strings in three quotes, may span lines
-_BACKTICK_STRINGS = frozenset({"javascript", "javascriptreact", "typescript", "typescriptreact"})
-_RAW_BACKTICK = frozenset({"go"})  # Go's raw strings: backticks, may span lines
 # Rust and C-family ' is a char literal or a lifetime: short, so a lone ' ends at its line.
 _TOKEN = re.compile(r"\w+|==|!=|<=|>=|=>|->|::|&&|\|\||\S")
 _SPACES = re.compile(r"\s+")
@@ -124,13 +121,15 @@ def _string(language: str, lines: list[str], line_no: int, col: int) -> tuple[in
     """Skip the string that starts at (line_no, col); return where it ends and its text."""
     line = lines[line_no]
     quote = line[col]
-    if language in _TRIPLE_QUOTED and line.startswith(quote * 3, col):
+    info = language_info(language)
+    backticks = info.backticks if info else "none"
+    if info and info.triple_quoted and line.startswith(quote * 3, col):
         end_line, end_col = _skip_to(lines, line_no, col + 3, quote * 3)
         last = min(end_line, len(lines) - 1)
         end = (last, end_col if end_line < len(lines) else len(lines[last]))
         return end_line, end_col, _between(lines, (line_no, col), end)
-    spans_lines = quote == "`" and language in _BACKTICK_STRINGS | _RAW_BACKTICK
-    escapes = not (quote == "`" and language in _RAW_BACKTICK)
+    spans_lines = quote == "`" and backticks != "none"  # a template or a raw string
+    escapes = not (quote == "`" and backticks == "raw")
     index = col + 1
     current = line_no
     while current < len(lines):

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from daemon.language import languages_of_tool
 from daemon.protocol import Style
 from daemon.workspace.manifests import (
     normalize_python_name,
@@ -43,12 +44,6 @@ STYLE_FILES = (
     "_clang-format",
 )
 
-_PRETTIER_LANGUAGES = frozenset(
-    (
-        *("javascript", "javascriptreact", "typescript", "typescriptreact", "vue", "svelte"),
-        *("json", "jsonc", "css", "scss", "less", "html", "markdown", "yaml", "graphql"),
-    )
-)
 _CLANG_LANGUAGES = {
     "c": "Cpp",
     "cpp": "Cpp",
@@ -442,7 +437,7 @@ def _formatter(
 ) -> tuple[dict[str, Any], dict[str, Any], Path | None]:
     if language in ("python", "pip-requirements"):
         return _python_formatter(dirs)
-    if language in _PRETTIER_LANGUAGES:
+    if language in languages_of_tool("prettier"):
         return _prettier(dirs)
     if language == "rust":
         return _rustfmt(dirs)
@@ -541,19 +536,6 @@ _PRETTIER_SCRIPT_FILES = (
 # Files whose presence alone says a tool is in use (beyond STYLE_FILES, read for settings).
 TOOL_FILES = (*_ESLINT_FILES, *_PRETTIER_SCRIPT_FILES, "go.work", "Pipfile")
 
-_JS_LANGUAGES = frozenset(
-    ("javascript", "javascriptreact", "typescript", "typescriptreact", "vue", "svelte")
-)
-# The languages each tool works on: a Python file's profile has no business naming eslint.
-_TOOL_LANGUAGES: dict[str, frozenset[str]] = {
-    "ruff": frozenset({"python"}),
-    "black": frozenset({"python"}),
-    "prettier": _PRETTIER_LANGUAGES,
-    "eslint": _JS_LANGUAGES,
-    "rustfmt": frozenset({"rust"}),
-    "clang-format": frozenset(_CLANG_LANGUAGES),
-    "gofmt": frozenset({"go"}),
-}
 _REQUIREMENT_NAME = re.compile(r"\s*([A-Za-z0-9][A-Za-z0-9._-]*)")
 
 
@@ -666,7 +648,7 @@ def detect_tools(dirs: Sequence[Path], language: str | None) -> tuple[list[str],
         except Exception:  # a config we misread must not take the profile down
             log.debug("detecting tools in %s failed", directory, exc_info=True)
     if language is not None:
-        found = {t: p for t, p in found.items() if language in _TOOL_LANGUAGES[t]}
+        found = {t: p for t, p in found.items() if language in languages_of_tool(t)}
         # clang-format formats Java, C#, proto... only where its config has a section for them.
         if "clang-format" in found and _clang_format(dirs, language)[2] is None:
             del found["clang-format"]

@@ -94,7 +94,8 @@ def comment_mark(language: str | None) -> str | None:
 def bracket_depths(line: str, language: str | None) -> Iterator[tuple[int, int]]:
     """(index, depth after it) of each bracket in ``line``, the depth counted from the line's
     start, skipping string literals and a trailing comment."""
-    quotes = '"' if language == "rust" else "\"'`"
+    info = language_info(language)
+    quotes = info.quotes if info else "\"'`"
     comment = comment_mark(language)
     depth = 0
     index = 0
