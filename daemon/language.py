@@ -1,9 +1,5 @@
-"""Which language a file is written in, and the facts about each language a prompt needs.
-
-``detect_language`` turns whatever the client knows (an editor languageId, a path, the text) into
-a canonical LSP languageId; ``language_info`` gives that language's display name, comment tokens
-and ecosystem (which manifests describe it).
-"""
+"""Which language a file is written in, and one record of facts per language.
+``detect_language`` names it; ``language_info`` gives its comments, strings, skeleton and tools."""
 
 from __future__ import annotations
 
