@@ -6,7 +6,7 @@ from __future__ import annotations
 import logging
 import re
 import threading
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from pathlib import PurePath
 from typing import Any, Literal
 
@@ -41,7 +41,7 @@ class LanguageInfo:
     # The statement a skeleton puts in a body not written yet, and what shows error handling or
     # input validation in a body.
     placeholder: str = "..."
-    handling: re.Pattern[str] = field(default_factory=lambda: DEFAULT_HANDLING)
+    handling: re.Pattern[str] = DEFAULT_HANDLING
     # The tools that format or lint files of the language (the workspace's style).
     tools: frozenset[str] = frozenset()
 
@@ -50,7 +50,7 @@ _JS = ("javascript", "javascriptreact", "typescript", "typescriptreact")
 _JS_PLACEHOLDER = 'throw new Error("not implemented");'
 # Each language's own facts beyond its comments, where they are not the defaults.
 _FACTS: dict[str, dict[str, Any]] = {
-    "python": {"triple_quoted": True, "placeholder": "...", "handling": _HANDLING["python"]},
+    "python": {"triple_quoted": True, "handling": _HANDLING["python"]},
     **{js: {"backticks": "template", "placeholder": _JS_PLACEHOLDER} for js in _JS},
     "go": {
         "backticks": "raw",

@@ -11,7 +11,7 @@ from dataclasses import replace
 from typing import Any
 
 from daemon.answers.deep_path import DeepPath
-from daemon.answers.fast_path import FAST_MAX_LINES, FastPath
+from daemon.answers.fast_path import FastPath
 from daemon.answers.feedback import WINDOW as FEEDBACK_WINDOW
 from daemon.answers.feedback import FeedbackBook, RecentAnswer
 from daemon.answers.gate import CacheMatch, Gate, Offer
@@ -27,8 +27,6 @@ from daemon.pipeline.flights import FlightTable
 from daemon.protocol import CompleteRequest, FeedbackRequest
 from daemon.settings import Settings
 from daemon.store.result_cache import CachedResult
-
-__all__ = ["FAST_MAX_LINES", "CompletionPipeline"]
 
 
 class CompletionPipeline:

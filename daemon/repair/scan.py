@@ -13,7 +13,7 @@ import functools
 import re
 from dataclasses import dataclass
 
-from daemon.language import language_info
+from daemon.language import LanguageInfo, language_info
 
 OPENERS = {"(": ")", "[": "]", "{": "}"}
 CLOSERS = {v: k for k, v in OPENERS.items()}
@@ -49,9 +49,8 @@ class Token:
     kind: str  # "word", "string", "punct"
 
 
-def _comments(language: str) -> tuple[str | None, tuple[str, str] | None]:
+def _comments(info: LanguageInfo | None) -> tuple[str | None, tuple[str, str] | None]:
     """The language's line comment and block comment (C's, for one assist does not know)."""
-    info = language_info(language)
     if info is None:
         return "//", ("/*", "*/")
     return info.line_comment, info.block_comment
@@ -67,7 +66,8 @@ def scan(language: str, text: str) -> tuple[list[Token], Structure]:
     stack: list[Bracket] = []
     pairs: list[tuple[Bracket, Bracket]] = []
     unopened: list[Bracket] = []
-    comment, block = _comments(language)
+    info = language_info(language)
+    comment, block = _comments(info)
     lines = text.split("\n")
     line_no, col = 0, 0
     while line_no < len(lines):
@@ -88,7 +88,7 @@ def scan(language: str, text: str) -> tuple[list[Token], Structure]:
             continue
         if char in "'\"`":
             start_line, start_col = line_no, col
-            line_no, col, body = _string(language, lines, line_no, col)
+            line_no, col, body = _string(info, lines, line_no, col)
             tokens.append(Token(body, start_line, start_col, "string"))
             continue
         match = _TOKEN.match(line, col)
@@ -117,11 +117,12 @@ def _skip_to(lines: list[str], line_no: int, col: int, end: str) -> tuple[int, i
     return line_no, 0
 
 
-def _string(language: str, lines: list[str], line_no: int, col: int) -> tuple[int, int, str]:
+def _string(
+    info: LanguageInfo | None, lines: list[str], line_no: int, col: int
+) -> tuple[int, int, str]:
     """Skip the string that starts at (line_no, col); return where it ends and its text."""
     line = lines[line_no]
     quote = line[col]
-    info = language_info(language)
     backticks = info.backticks if info else "none"
     if info and info.triple_quoted and line.startswith(quote * 3, col):
         end_line, end_col = _skip_to(lines, line_no, col + 3, quote * 3)

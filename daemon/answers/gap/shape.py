@@ -11,7 +11,7 @@ from typing import Literal
 from daemon.answers.gap.calls import open_brackets
 from daemon.cursor import Cursor
 from daemon.indentation import indent_of, width
-from daemon.language import language_info
+from daemon.language import LanguageInfo, language_info
 
 ShapeKind = Literal["line", "statement", "lines"]
 
@@ -85,9 +85,12 @@ def indent_unit(lines: list[str]) -> str:
 def comment_mark(language: str | None) -> str | None:
     """What starts a line comment in ``language`` (``#`` where it is not given, as for Python;
     ``//`` for one assist does not know; None for one without line comments, such as CSS)."""
+    return _comment_mark(language, language_info(language))
+
+
+def _comment_mark(language: str | None, info: LanguageInfo | None) -> str | None:
     if language is None:
         return "#"
-    info = language_info(language)
     return "//" if info is None else info.line_comment
 
 
@@ -96,7 +99,7 @@ def bracket_depths(line: str, language: str | None) -> Iterator[tuple[int, int]]
     start, skipping string literals and a trailing comment."""
     info = language_info(language)
     quotes = info.quotes if info else "\"'`"
-    comment = comment_mark(language)
+    comment = _comment_mark(language, info)
     depth = 0
     index = 0
     while index < len(line):
