@@ -140,7 +140,7 @@ class LoadedModel:
             cells = (kv_cells or n_ctx) if self.unified else n_ctx * sequences
             self._use_sequences(sequences, cells, self.unified, _FLASH_ATTN[flash_attn])
         load_seconds = time.perf_counter() - started
-        n_layers = int(llama_cpp.llama_model_n_layer(self.llm._model.model))
+        n_layers = int(llama_cpp.llama_model_n_layer(self.llm.model))
         self.vocab = self.llm._model.vocab
         self.n_vocab = int(llama_cpp.llama_vocab_n_tokens(self.vocab))
         self._bos = int(self.llm.token_bos())
@@ -267,6 +267,11 @@ class LoadedModel:
         if attr & (llama_cpp.LLAMA_TOKEN_ATTR_CONTROL | llama_cpp.LLAMA_TOKEN_ATTR_USER_DEFINED):
             return tokens[0]
         return None
+
+    @property
+    def context(self) -> llama_cpp.llama_context_p:
+        """llama.cpp's context: the KV cache and the decoder the engine steps."""
+        return self.llm.ctx
 
     @property
     def bos_token(self) -> int | None:

@@ -1,21 +1,16 @@
 """Where a generated block ends, and the frame of a body before the model writes it.
-
-A base model does not know to stop at the end of a function: it goes on to the next one. These
-helpers end an answer on the first complete line that leaves the block (less indented than the
-block, or closing more braces than it opened), and give the placeholder body and the steering
-comment the staged path uses.
-"""
+A base model goes on past a function's end: the answer ends on the first line that leaves it."""
 
 from __future__ import annotations
 
 from daemon.engine.jobs import Until
+from daemon.indentation import indent_of, width
 from daemon.language import DEFAULT_HANDLING, language_info
-
-_CLOSERS = {"}": "{", ")": "(", "]": "["}
+from daemon.lexer import brackets
 
 
 def _width(line: str) -> int:
-    return len(line.expandtabs(4)) - len(line.expandtabs(4).lstrip())
+    return width(indent_of(line))
 
 
 def continuing(until: Until, written: str) -> Until:
@@ -29,12 +24,13 @@ def continuing(until: Until, written: str) -> Until:
     return judge
 
 
-def block_end(base_indent: str, max_lines: int | None = None) -> Until:
+def block_end(base_indent: str, *, language: str | None, max_lines: int | None = None) -> Until:
     """An ``until`` for the engine: the answer ends before the first line that leaves the block.
 
     The answer starts at the cursor, so its first line continues the cursor's line and is not
     judged. Later non-blank lines less indented than ``base_indent`` leave the block, as does a
-    closing bracket that was not opened inside the answer. Trailing blank lines are dropped.
+    closing bracket (outside strings and comments) that was not opened inside the answer.
+    Trailing blank lines are dropped.
     """
     base = _width(base_indent)
 
@@ -45,11 +41,7 @@ def block_end(base_indent: str, max_lines: int | None = None) -> Until:
         for index, line in enumerate(lines):
             if index > 0 and line.strip() and _width(line) < base:
                 return _trim_blank(text, offset)
-            for char in line:
-                if char in "{([":
-                    depth += 1
-                elif char in _CLOSERS:
-                    depth -= 1
+            depth += brackets(line, language)[0]
             if depth < 0 and index > 0 and _width(line) < base:
                 return _trim_blank(text, offset)
             offset += len(line) + 1

@@ -114,7 +114,7 @@ class DeepPath:
             target=target,
             speed=speed,
             tokens=tokens,
-            until=block_end(c.route.body_indent),
+            until=block_end(c.route.body_indent, language=c.language),
             quiet=quiet,
         )
 

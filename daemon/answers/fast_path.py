@@ -21,6 +21,7 @@ from daemon.checks.verify import Verdict
 from daemon.cursor import Cursor
 from daemon.engine.jobs import Budget, Continuation, Until
 from daemon.engine.scheduler import Admission
+from daemon.indentation import indent_of
 from daemon.pipeline.backend import Backend, JobResult, budget
 from daemon.settings import Settings
 
@@ -167,9 +168,8 @@ class FastPath:
         if self.settings.postprocess and shape.kind != "line":
             return gap_until(c.cursor, c.language, shape)
         if c.stops == BLOCK_STOPS:
-            indent = c.prefix.rsplit("\n", 1)[-1]
-            indent = indent[: len(indent) - len(indent.lstrip(" \t"))]
-            return block_end(indent, max_lines=shape.max_lines)
+            indent = indent_of(c.prefix.rsplit("\n", 1)[-1])
+            return block_end(indent, language=c.language, max_lines=shape.max_lines)
         return None
 
     async def _second(

@@ -144,7 +144,6 @@ class Job:
     scoring: Scoring | None = None  # set: the job scores its tokens instead of generating
     yields: int = 0
     _cancel: threading.Event = field(default_factory=threading.Event)
-    _yield: threading.Event = field(default_factory=threading.Event)
 
     @classmethod
     def generation(
@@ -198,9 +197,6 @@ class Job:
     @property
     def preemptible(self) -> bool:
         return self.priority > Priority.INTERACTIVE
-
-    def request_yield(self) -> None:
-        self._yield.set()
 
     def end(self, event: Finished) -> None:
         """Send the job's one ``Finished`` event, and give back a place of its own."""

@@ -97,7 +97,6 @@ class Places:
         now = time.perf_counter()
         if job.started_at is None:
             job.started_at = now
-        job._yield.clear()
         reason = job.interruption()
         if reason:
             done = job.progress

@@ -39,8 +39,6 @@ class Schedulable(Protocol):
     admission: Admission | None
     owns_place: bool
 
-    def request_yield(self) -> None: ...
-
     @property
     def preemptible(self) -> bool: ...
 
@@ -153,10 +151,8 @@ class Scheduler:
                     self._turns[job.priority].append(job.user)
             self._count += 1
             self._per_user[job.user] = self._per_user.get(job.user, 0) + 1
-            less_urgent = [r for r in self.running if r.preemptible and job.priority < r.priority]
-            for running in less_urgent:
-                running.request_yield()
-            if less_urgent:
+            # A running job less urgent than this one yields at its next step (``waiting_above``).
+            if any(r.preemptible and job.priority < r.priority for r in self.running):
                 self.stats.preempted += 1
             self._cond.notify()
 

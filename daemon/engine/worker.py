@@ -86,7 +86,7 @@ class Engine(QueueFront):
         self.chunk_tokens = chunk_tokens
         # Keep chunks below an edit at new positions (approximate: see daemon.engine.reuse).
         self.reuse_after_edit = reuse_after_edit
-        self._ctx = model.llm._ctx.ctx
+        self._ctx = model.context
         memory = llama_cpp.llama_get_memory(self._ctx)
         sequences = int(llama_cpp.llama_n_seq_max(self._ctx))
         # The last sequence is no slot's: with a stream per sequence the spare stream that

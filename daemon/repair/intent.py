@@ -13,9 +13,10 @@ from dataclasses import dataclass
 from daemon.checks.keywords import KEYWORDS as LANGUAGE_KEYWORDS
 from daemon.checks.keywords import slips_left, used_once
 from daemon.checks.names import builtin_names, one_slip_apart
+from daemon.lexer import Token
 from daemon.repair.diagnosis import Problems, shared_ends
 from daemon.repair.layout import layout_mismatches
-from daemon.repair.scan import Token, scan
+from daemon.repair.scan import scan
 
 # Lines around the change in which a token counts as "near the error" (not invented).
 NEAR_LINES = 3

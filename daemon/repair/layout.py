@@ -7,7 +7,8 @@ from collections.abc import Iterator
 
 from daemon.checks.keywords import KEYWORDS
 from daemon.indentation import indent_of, width
-from daemon.repair.scan import CLOSERS, OPENERS, Bracket, Token, scan
+from daemon.lexer import CLOSERS, OPENERS, Token
+from daemon.repair.scan import Bracket, scan
 
 # Punctuation that ends a line after a call's or condition's closer: `foo(x):`, `if (x) {`.
 _TRAILERS = ":{;,"

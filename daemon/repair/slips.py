@@ -17,8 +17,9 @@ from daemon.checks.keywords import (
 from daemon.checks.names import UNDEFINED_NAMES, respelling
 from daemon.checks.syntax import Diagnostic
 from daemon.indentation import indent_of, width
+from daemon.lexer import Token
 from daemon.repair.layout import code_end, comment_only
-from daemon.repair.scan import Token, scan
+from daemon.repair.scan import scan
 
 _ELSE_IF = re.compile(r"^(\s*)else\s+if\b")
 _PRINT = re.compile(r"^(\s*)print\s+(?![(=])(.+)$")

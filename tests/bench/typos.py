@@ -38,7 +38,8 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 from daemon.checks.keywords import KEYWORDS
-from daemon.repair.scan import Token, scan
+from daemon.lexer import Token
+from daemon.repair.scan import scan
 
 SEED = 32
 EXTENSIONS = {"python": ".py", "javascript": ".js", "typescript": ".ts", "java": ".java", "c": ".c"}

@@ -16,7 +16,7 @@ from daemon.cursor import Cursor
 
 
 def test_python_body_ends_at_the_first_dedented_line():
-    until = block_end("    ")
+    until = block_end("    ", language="python")
     text = "x = 1\n    return x\n\n\ndef other():\n"
     cut = until(text)
     assert cut is not None
@@ -24,13 +24,13 @@ def test_python_body_ends_at_the_first_dedented_line():
 
 
 def test_nothing_ends_while_the_block_goes_on():
-    until = block_end("    ")
+    until = block_end("    ", language="python")
     assert until("x = 1\n    if x:\n        y = 2\n") is None
     assert until("x = 1\n    y") is None  # the last line is not complete yet
 
 
 def test_a_closing_brace_at_the_header_level_ends_a_brace_body():
-    until = block_end("  ")
+    until = block_end("  ", language="python")
     text = "const a = 1;\n  return a;\n}\n\nfunction next() {\n"
     cut = until(text)
     assert cut is not None
@@ -38,14 +38,14 @@ def test_a_closing_brace_at_the_header_level_ends_a_brace_body():
 
 
 def test_max_lines_ends_a_short_block():
-    until = block_end("", max_lines=2)
+    until = block_end("", language="python", max_lines=2)
     text = "a()\nb()\nc()\n"
     cut = until(text)
     assert cut is not None and text[:cut] == "a()\nb()\n"
 
 
 def test_first_line_continues_the_cursor_line_and_is_not_judged():
-    until = block_end("        ")
+    until = block_end("        ", language="python")
     assert until("return 1\n") is None
 
 

@@ -19,8 +19,9 @@ from daemon.answers.gap import (
     stop_at_shape,
     trim_to_gap,
 )
-from daemon.answers.gap.shape import bracket_depths, comment_mark
+from daemon.answers.gap.shape import comment_mark
 from daemon.cursor import Cursor
+from daemon.lexer import bracket_depths
 
 MARK = "█"
 

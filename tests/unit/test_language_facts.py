@@ -4,8 +4,8 @@ style read of a language comes from ``language_info``."""
 from __future__ import annotations
 
 from daemon.answers.blocks import body_placeholder, handling_markers
-from daemon.answers.gap.shape import brackets
 from daemon.language import known_languages, language_info, languages_of_tool
+from daemon.lexer import brackets
 from daemon.repair.scan import scan
 from daemon.workspace import style
 

@@ -5,22 +5,19 @@ Python only, with the signatures of the snippets placed in the prompt.
 from __future__ import annotations
 
 import ast
-import io
 import keyword
 import textwrap
-import tokenize
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from daemon.cursor import Cursor
+from daemon.lexer import CLOSERS, OPENERS, Token, lex
 from daemon.protocol import ContextSnippet
 
 # Lines before the cursor scanned for the call it is in: a call's arguments rarely span more.
 SCAN_LINES = 30
 # Nor are they longer than this: a longer text (a data literal on one line) is not scanned.
 SCAN_CHARS = 8192
-_OPEN = "([{"
-_CLOSE = ")]}"
 
 
 @dataclass(frozen=True)
@@ -116,21 +113,11 @@ def signatures(snippets: Iterable[ContextSnippet]) -> dict[str, Signature]:
     return {name: signature for name, signature in found.items() if signature is not None}
 
 
-def _tokens(text: str) -> list[tokenize.TokenInfo] | None:
-    """The tokens of ``text``, which may end inside brackets; None when it does not tokenize
-    (it starts or ends inside a string)."""
-    tokens: list[tokenize.TokenInfo] = []
-    try:
-        for token in tokenize.generate_tokens(io.StringIO(text).readline):
-            if token.type == tokenize.ERRORTOKEN and not token.string.isspace():
-                return None
-            tokens.append(token)
-    except tokenize.TokenError as exc:
-        if "statement" not in str(exc.args[0]):
-            return None  # inside a multi-line string
-    except (SyntaxError, ValueError):
-        return None
-    return tokens
+def _tokens(text: str) -> list[Token] | None:
+    """The tokens of ``text``, which may end inside brackets; None when a string in it is left
+    open (the text starts or ends inside one)."""
+    tokens = list(lex("python", text))
+    return None if any(not token.closed for token in tokens) else tokens
 
 
 def _offsets(text: str) -> list[int]:
@@ -140,9 +127,9 @@ def _offsets(text: str) -> list[int]:
     return starts
 
 
-def _open_stack(before: str) -> tuple[str, list[tokenize.TokenInfo], list[int]] | None:
+def _open_stack(before: str) -> tuple[str, list[Token], list[int]] | None:
     """The text scanned before the cursor (its last lines), its tokens, and the indexes of the
-    brackets still open at its end, innermost last; None when no start of the scan tokenizes."""
+    brackets still open at its end, innermost last; None when no start of the scan lexes whole."""
     lines = before.rsplit("\n", SCAN_LINES)[-SCAN_LINES:]
     for first in (0, max(0, len(lines) - 5), len(lines) - 1):
         text = "\n".join(lines[first:])
@@ -155,24 +142,22 @@ def _open_stack(before: str) -> tuple[str, list[tokenize.TokenInfo], list[int]] 
         return None
     stack: list[int] = []  # indexes of the open brackets' tokens
     for index, token in enumerate(tokens):
-        if token.type != tokenize.OP:
-            continue
-        if token.string in _OPEN:
+        if token.text in OPENERS:
             stack.append(index)
-        elif token.string in _CLOSE and stack:
+        elif token.text in CLOSERS and stack:
             stack.pop()
     return text, tokens, stack
 
 
 def open_brackets(before: str) -> tuple[int, int] | None:
     """Python: how many brackets are open at the cursor, and how many of them were opened on
-    lines above the cursor's; None when the code before the cursor does not tokenize."""
+    lines above the cursor's; None when the code before the cursor does not lex whole."""
     scanned = _open_stack(before)
     if scanned is None:
         return None
     text, tokens, stack = scanned
-    last_row = text.count("\n") + 1
-    return len(stack), sum(1 for index in stack if tokens[index].start[0] < last_row)
+    last_line = text.count("\n")
+    return len(stack), sum(1 for index in stack if tokens[index].line < last_line)
 
 
 def open_call(before: str) -> tuple[str, str] | None:
@@ -184,18 +169,16 @@ def open_call(before: str) -> tuple[str, str] | None:
     text, tokens, stack = scanned
     if not stack:
         return None
-    starts = _offsets(text)
     index = stack[-1]
     bracket = tokens[index]
-    if bracket.string != "(" or index == 0:
+    if bracket.text != "(" or index == 0:
         return None
     callee = tokens[index - 1]
-    if callee.type != tokenize.NAME or keyword.iskeyword(callee.string):
+    if not callee.text.isidentifier() or keyword.iskeyword(callee.text):
         return None
-    if index >= 2 and tokens[index - 2].string == ".":
+    if index >= 2 and tokens[index - 2].text == ".":
         return None  # a method or a module's attribute: not a name the snippets define
-    row, column = bracket.end
-    return callee.string, text[starts[row - 1] + column :]
+    return callee.text, text[_offsets(text)[bracket.line] + bracket.column + 1 :]
 
 
 def _close(call: str) -> int | None:
@@ -206,15 +189,12 @@ def _close(call: str) -> int | None:
     starts = _offsets(call)
     depth = 0
     for token in tokens:
-        if token.type != tokenize.OP:
-            continue
-        if token.string in _OPEN:
+        if token.text in OPENERS:
             depth += 1
-        elif token.string in _CLOSE:
+        elif token.text in CLOSERS:
             depth -= 1
             if depth == 0:
-                row, column = token.start
-                return starts[row - 1] + column
+                return starts[token.line] + token.column
     return None
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from daemon.answers.gap.shape import first_closer
+from daemon.lexer import first_closer
 
 # The text before the cursor ends with a call's opening bracket: the callee's name (an
 # attribute's, after a dot, counts too) and what precedes it on the line.

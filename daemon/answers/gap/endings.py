@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import ast
 
-from daemon.answers.gap.shape import CLOSERS
 from daemon.checks.syntax import parses
 from daemon.checks.verify import can_verify
 from daemon.cursor import Cursor
+from daemon.lexer import CLOSERS
 
+_CLOSING = "".join(CLOSERS)
 # The statements whose value a stray comma turns into a tuple.
 _VALUED = (ast.Assign, ast.AugAssign, ast.AnnAssign, ast.Expr, ast.Return)
 
@@ -25,8 +26,8 @@ def drop_extra_closers(answer: str, cursor: Cursor, language: str | None) -> str
     does not parse with them; the answer as written otherwise."""
     body = answer.rstrip()
     following = cursor.suffix.lstrip()
-    closes = len(following) - len(following.lstrip(CLOSERS))
-    if not closes or not body.endswith(tuple(CLOSERS)) or not can_verify(language):
+    closes = len(following) - len(following.lstrip(_CLOSING))
+    if not closes or not body.endswith(tuple(_CLOSING)) or not can_verify(language):
         return answer
     assert language is not None
     if parses(language, cursor.prefix + answer + cursor.suffix):

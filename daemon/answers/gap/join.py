@@ -4,8 +4,8 @@ Only when the joined line fits the line length, as the project's formatter would
 
 from __future__ import annotations
 
-from daemon.answers.gap.shape import CLOSERS, OPENERS, bracket_depths, brackets, first_closer
 from daemon.cursor import Cursor
+from daemon.lexer import CLOSERS, OPENERS, bracket_depths, brackets, first_closer
 
 # Black's and ruff's default line length, for a workspace that does not say.
 DEFAULT_LINE_LENGTH = 88

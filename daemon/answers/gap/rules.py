@@ -13,11 +13,12 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from daemon.answers.gap.shape import CLOSERS, Shape, brackets, comment_mark, opens_block
+from daemon.answers.gap.shape import Shape, comment_mark, opens_block
 from daemon.checks.syntax import check_syntax
 from daemon.checks.verify import Verdict, can_verify, verify_insertion
 from daemon.cursor import Cursor
 from daemon.indentation import indent_of, width
+from daemon.lexer import CLOSERS, brackets
 
 # Lines below the cursor compared with the answer.
 SUFFIX_LOOKAHEAD = 8

@@ -4,20 +4,17 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Literal
 
 from daemon.answers.gap.calls import open_brackets
 from daemon.cursor import Cursor
 from daemon.indentation import indent_of, width
-from daemon.language import LanguageInfo, language_info
+from daemon.lexer import CLOSERS, rules
 
 ShapeKind = Literal["line", "statement", "lines"]
 
 _DEFAULT_UNIT = "    "
-OPENERS = "([{"
-CLOSERS = ")]}"
 # A Python line that opens a block: it ends with a colon (a comment may follow).
 _PY_OPENER = re.compile(r":\s*(#.*)?$")
 # Any language: a line that ends with an opening bracket (a comment may follow).
@@ -85,55 +82,7 @@ def indent_unit(lines: list[str]) -> str:
 def comment_mark(language: str | None) -> str | None:
     """What starts a line comment in ``language`` (``#`` where it is not given, as for Python;
     ``//`` for one assist does not know; None for one without line comments, such as CSS)."""
-    return _comment_mark(language, language_info(language))
-
-
-def _comment_mark(language: str | None, info: LanguageInfo | None) -> str | None:
-    if language is None:
-        return "#"
-    return "//" if info is None else info.line_comment
-
-
-def bracket_depths(line: str, language: str | None) -> Iterator[tuple[int, int]]:
-    """(index, depth after it) of each bracket in ``line``, the depth counted from the line's
-    start, skipping string literals and a trailing comment."""
-    info = language_info(language)
-    quotes = info.quotes if info else "\"'`"
-    comment = _comment_mark(language, info)
-    depth = 0
-    index = 0
-    while index < len(line):
-        char = line[index]
-        if comment and line.startswith(comment, index):
-            return
-        if char in quotes:
-            end = index + 1
-            while end < len(line) and line[end] != char:
-                end += 2 if line[end] == "\\" else 1
-            index = end + 1
-            continue
-        if char in OPENERS:
-            depth += 1
-            yield index, depth
-        elif char in CLOSERS:
-            depth -= 1
-            yield index, depth
-        index += 1
-
-
-def first_closer(line: str, language: str | None) -> int | None:
-    """The index in ``line`` of the first closing bracket that closes one opened before the
-    line (skipping string literals and a trailing comment); None when none does."""
-    return next((index for index, depth in bracket_depths(line, language) if depth < 0), None)
-
-
-def brackets(line: str, language: str | None) -> tuple[int, int]:
-    """(net change of bracket depth over ``line``, lowest depth reached relative to its start),
-    skipping string literals and a trailing comment."""
-    depth = low = 0
-    for _, depth in bracket_depths(line, language):
-        low = min(low, depth)
-    return depth, low
+    return rules(language).line_comment
 
 
 def opens_block(line: str, language: str | None) -> bool:
