@@ -1,8 +1,5 @@
 """A document split once at the cursor: its lines, the text before and after the cursor.
-
-Positions on the wire are 0-based and columns count code points (``daemon.protocol``). A
-request is split here once, when it is prepared; routing, the prompt and verification all read
-the same ``Cursor`` instead of splitting the document again.
+Routing, the prompt and verification all read the same ``Cursor`` instead of splitting again.
 """
 
 from __future__ import annotations
@@ -16,6 +13,9 @@ class PositionError(ValueError):
 
 @dataclass(frozen=True)
 class Cursor:
+    """A request's document, split here once when the request is prepared. Positions are the
+    wire's (``daemon.protocol``): 0-based, and columns count code points."""
+
     text: str
     lines: list[str]
     line: int

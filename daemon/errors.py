@@ -1,8 +1,5 @@
 """Typed errors: what the pipelines, the engine and the HTTP layer raise when they refuse work.
-
-Each error carries its wire ``ErrorCode``; ``daemon.http.errors`` maps codes to HTTP statuses
-and ``ErrorBody`` JSON in one place, and a stream that has already started ends with the same
-code in an ``error`` event. Nothing else chooses a status.
+Each carries its wire ``ErrorCode``; only ``daemon.http.errors`` maps codes to HTTP statuses.
 """
 
 from __future__ import annotations
@@ -13,7 +10,11 @@ from daemon.protocol import ErrorCode, ErrorEvent
 
 
 class AssistError(Exception):
-    """A refusal with a code the client can act on and a message a person can read."""
+    """A refusal with a code the client can act on and a message a person can read.
+
+    ``daemon.http.errors`` maps codes to HTTP statuses and ``ErrorBody`` JSON in one place, and
+    a stream that has already started ends with the same code in an ``error`` event. Nothing
+    else chooses a status."""
 
     code: ClassVar[ErrorCode] = ErrorCode.INTERNAL
 

@@ -1,8 +1,5 @@
 """The wire protocol: every request, event and error the daemon speaks, as pydantic models.
-
-The daemon validates requests with these models and clients (the CLI, the language server)
-parse events with them, so both sides agree by construction. Positions on the wire are
-0-based; ``column`` counts Unicode code points (a language server converts from UTF-16).
+The daemon validates requests and clients parse events with the same models: both agree.
 """
 
 from __future__ import annotations
@@ -70,6 +67,8 @@ class WorkspaceProfile(BaseModel):
     )
 
 
+# Positions on the wire are 0-based; a column counts Unicode code points (a language server
+# converts from UTF-16).
 class DocumentRequest(BaseModel):
     """Fields every request about a document has."""
 

@@ -1,7 +1,5 @@
 """Background tasks that are kept referenced until they end and whose failures are logged.
-
-Used by the daemon (prefetch after an accepted answer) and the language server alike: a task
-started and forgotten can be collected mid-flight, and its exception would be lost.
+A task started and forgotten can be collected mid-flight, and its exception would be lost.
 """
 
 from __future__ import annotations
@@ -15,6 +13,8 @@ log = logging.getLogger(__name__)
 
 
 class BackgroundTasks:
+    """Used by the daemon (prefetch after an accepted answer) and the language server alike."""
+
     def __init__(self, name: str = "background task") -> None:
         self.name = name
         self._tasks: set[asyncio.Task[Any]] = set()

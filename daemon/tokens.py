@@ -1,9 +1,5 @@
 """Who is asking: per-user tokens for a daemon shared by a team, and the file that holds them.
-
-The tokens file is TOML with one table per user holding the SHA-256 of the user's token; the
-token itself is shown once, when ``assist tokens add`` creates it, and never stored. Presented
-tokens are hashed and compared with every user's hash in constant time. The file is re-read
-when it changes, so removing a user takes effect without a restart. Files are owner-only.
+The file holds each token's SHA-256, never the token, and is re-read when it changes.
 """
 
 from __future__ import annotations
@@ -98,7 +94,8 @@ def remove_user(path: Path, name: str) -> bool:
 
 
 class TokenStore:
-    """The users of a tokens file, re-read when the file changes."""
+    """The users of a tokens file (TOML, one table per user holding the SHA-256 of the user's
+    token), re-read when the file changes, so removing a user takes effect without a restart."""
 
     def __init__(self, path: Path) -> None:
         self.path = path
@@ -122,7 +119,8 @@ class TokenStore:
             self._stamp = stamp
 
     def user_for(self, token: str | None) -> str | None:
-        """The user a token belongs to, or None. Every user's hash is compared, always."""
+        """The user a token belongs to, or None. Every user's hash is compared, always, in
+        constant time."""
         with self._lock:
             # A file being rewritten keeps the last good list rather than lock everyone out.
             with contextlib.suppress(OSError, TokensError):

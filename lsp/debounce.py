@@ -1,8 +1,5 @@
 """Per-document debounce, and the rule that a newer request replaces an older one.
-
-A request waits for typing to pause; if another request for the same document arrives in the
-meantime, the older one is cancelled (closing its stream cancels the daemon's generation) and
-answers empty.
+A request waits for typing to pause; a newer one for the same document cancels it.
 """
 
 from __future__ import annotations
@@ -13,6 +10,10 @@ SUPERSEDED = "superseded by a newer request for the same document"
 
 
 class DocumentDebouncer:
+    """A request waits for typing to pause; if another request for the same document arrives
+    in the meantime, the older one is cancelled (closing its stream cancels the daemon's
+    generation) and answers empty."""
+
     def __init__(self) -> None:
         self._generation: dict[str, int] = {}
         self._running: dict[str, asyncio.Task[object]] = {}

@@ -1,7 +1,5 @@
 """The language server's settings, from ``initializationOptions`` and ``workspace/configuration``.
-
-Each setting is parsed on its own: a bad value produces one message naming it and falls back to
-its default, so one typo does not turn the others off.
+Each is parsed on its own: a bad value falls back to its default with a message naming it.
 """
 
 from __future__ import annotations
@@ -35,7 +33,8 @@ class AssistOptions(BaseModel):
 
 
 def parse_options(raw: Any, base: AssistOptions | None = None) -> tuple[AssistOptions, list[str]]:
-    """Options from a client's JSON (camelCase or snake_case), with one message per bad value."""
+    """Options from a client's JSON (camelCase or snake_case), with one message per bad value.
+    Each setting is parsed on its own, so one typo does not turn the others off."""
     options = base or AssistOptions()
     if raw is None:
         return options, []

@@ -1,8 +1,5 @@
 """Positions between the editor (UTF-16 units by default) and the daemon (code points).
-
-The daemon counts lines as the text split at ``\\n``. ``DocumentLines`` finds a line by counting
-newlines in large steps instead of splitting the text, so that a position in a very large
-document costs a scan of the text, not a list of all its lines.
+The daemon counts lines as the text split at ``\\n``.
 """
 
 from __future__ import annotations
@@ -17,7 +14,9 @@ _STEP = 1 << 16  # characters whose newlines are counted at once
 
 
 def line_start(text: str, line: int) -> int:
-    """The offset at which the 0-based ``line`` of ``text`` starts; -1 past the last line."""
+    """The offset at which the 0-based ``line`` of ``text`` starts; -1 past the last line.
+    Newlines are counted in large steps instead of splitting the text, so that a position in a
+    very large document costs a scan of the text, not a list of all its lines."""
     start = 0
     remaining = line
     while remaining > 0:

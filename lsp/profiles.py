@@ -1,7 +1,5 @@
 """Workspace profiles for the documents the editor has open, kept fresh by watchdog.
-
-One ``WorkspaceProfiler`` per workspace folder (or per project root found for a file outside
-them); profiles are computed off the event loop because they read manifests from disk.
+One ``WorkspaceProfiler`` per workspace folder, or per project root of a file outside them.
 """
 
 from __future__ import annotations
@@ -60,6 +58,7 @@ class ProfileService:
     async def profile_for(
         self, uri: str, text: str, language_id: str | None
     ) -> WorkspaceProfile | None:
+        """The document's profile, computed off the event loop: it reads manifests from disk."""
         return await asyncio.to_thread(self._compute, uri, text, language_id)
 
     def close(self) -> None:

@@ -1,11 +1,5 @@
 """The language server object: what every feature shares.
-
-``AssistServer`` holds the options, the daemon connection, the workspace profiles, the
-background tasks, and the notifications the editors render (``assist/stage`` for answers in
-stages, ``assist/status`` for the daemon's state). It knows no feature: each feature lives in a
-module of its own, keeps its own state, and imports this one; ``lsp.factory`` builds the server
-and registers them. ``EditorLogHandler`` forwards Python logging to the editor's log
-(``window/logMessage``), so that nothing but protocol is ever written to stdout.
+It knows no feature: each lives in a module of its own, and ``lsp.factory`` registers them.
 """
 
 from __future__ import annotations
@@ -39,7 +33,8 @@ _LOG_TYPES = {
 
 
 class EditorLogHandler(logging.Handler):
-    """Python logging to the editor's log, so nothing reaches stdout or is lost."""
+    """Python logging to the editor's log (``window/logMessage``), so nothing reaches stdout
+    (where nothing but protocol is ever written) or is lost."""
 
     def __init__(self, server: AssistServer) -> None:
         super().__init__()
@@ -59,7 +54,12 @@ class EditorLogHandler(logging.Handler):
 
 
 class AssistServer(LanguageServer):
-    """The pygls server with what all features share; the features register on it."""
+    """The pygls server with what all features share; the features register on it.
+
+    It holds the options, the daemon connection, the workspace profiles, the background tasks,
+    and the notifications the editors render (``assist/stage`` for answers in stages,
+    ``assist/status`` for the daemon's state). Each feature lives in a module of its own, keeps
+    its own state, and imports this one; ``lsp.factory`` builds the server and registers them."""
 
     def __init__(self, daemon_settings: Settings | None = None) -> None:
         super().__init__("assist", __version__)

@@ -1,10 +1,5 @@
 """The models assist knows by name, as data: where each comes from and how to check it.
-
-Each model is a GGUF file shipped in chunk packages of the ``model`` extra. The catalogue says
-which module holds each chunk and where inside it, the size and sha256 of the whole file, its
-prompt format and its licence. Whether a model is installed is answered by locating the chunk
-modules on the import path (``importlib.util.find_spec``: nothing is imported) and looking for
-their files, so listing the models costs a few ``stat`` calls.
+Each model is a GGUF file shipped in chunk packages of the ``model`` extra.
 """
 
 from __future__ import annotations
@@ -26,6 +21,9 @@ class Chunk:
 
 @dataclass(frozen=True)
 class CatalogModel:
+    """A model of the catalogue: which module holds each chunk of its GGUF file and where inside
+    it, the size and sha256 of the whole file, its prompt format and its licence."""
+
     name: str  # what `--model` takes
     title: str
     file_name: str  # the assembled file, in CACHE_DIR/models/
@@ -105,7 +103,9 @@ def find_model(name: str) -> CatalogModel:
 
 
 def chunk_file(chunk: Chunk) -> Path | None:
-    """Where the chunk's file would be, or None when its module is not installed."""
+    """Where the chunk's file would be, or None when its module is not installed. The module is
+    located on the import path (``importlib.util.find_spec``), never imported, so listing the
+    models costs a few ``stat`` calls."""
     try:
         spec = importlib.util.find_spec(chunk.module)
     except (ImportError, ValueError):

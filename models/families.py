@@ -1,11 +1,5 @@
 """Prompt formats of the common code-model families, and detection of a model's family.
-
-Each format turns (prefix, suffix) into the exact token list the family was trained on. Source
-text is tokenized as plain text (``<|endoftext|>`` typed in a user's file stays text); the FIM
-markers are looked up as single special tokens. Formats that put the suffix first (SPM) keep
-the typed-at end of the prompt last, which is what the KV prefix cache wants. Families trained
-on whole repositories (Qwen2.5-Coder, StarCoder2) also have a repository layout
-(``RepoMarkers``) in which other files of the workspace come before the current one.
+Each format turns (prefix, suffix) into the exact token list the family was trained on.
 """
 
 from __future__ import annotations
@@ -62,6 +56,13 @@ class Repository:
 
 @dataclass(frozen=True)
 class PromptFormat:
+    """How a family lays out a prompt. Source text is tokenized as plain text (``<|endoftext|>``
+    typed in a user's file stays text); the FIM markers are looked up as single special tokens.
+    Formats that put the suffix first (SPM) keep the typed-at end of the prompt last, which is
+    what the KV prefix cache wants. Families trained on whole repositories (Qwen2.5-Coder,
+    StarCoder2) also have a repository layout (``repo``) in which other files of the workspace
+    come before the current one."""
+
     name: str
     fim: FimMarkers | None
     order: Literal["psm", "spm"] = "psm"

@@ -1,8 +1,5 @@
 """A fingerprint of a model's weights: xxh3-128 of the whole file, remembered per file identity.
-
-Hashing a few hundred megabytes takes a fraction of a second; the result is kept in a small JSON
-file keyed by (path, size, mtime, inode), so a daemon restart does not hash again, while a
-changed file (new weights, a re-quantisation) always gets a new fingerprint.
+A restart does not hash again; a changed file (new weights, a re-quantisation) gets a new one.
 """
 
 from __future__ import annotations
@@ -31,7 +28,8 @@ def hash_file(path: Path) -> str:
 
 
 def model_fingerprint(path: str | Path, memo_file: Path | None) -> str:
-    """Return the weights' fingerprint, reusing a remembered one when the file is unchanged."""
+    """Return the weights' fingerprint, reusing a remembered one when the file is unchanged:
+    ``memo_file`` is a small JSON file keyed by (path, size, mtime, inode)."""
     path = Path(path)
     identity = _identity(path)
     memo: dict[str, str] = {}

@@ -1,7 +1,5 @@
 """Read the metadata header of a GGUF file without loading the model.
-
-Only the key/value section is parsed. Large arrays (the tokenizer's vocabulary) are skipped and
-kept as a length, so reading the header of any model costs milliseconds.
+Only the key/value section is parsed; large arrays (the vocabulary) are kept as a length.
 """
 
 from __future__ import annotations

@@ -1,9 +1,5 @@
 """The tokens whose bytes agree with a text: the constraint of token healing.
-
-A prompt that ends inside a token (``self.co``, an indentation, ``x = ``) ends on a token the
-model rarely saw there; token healing ends the prompt before that token and lets the model write
-it whole, choosing only among the tokens whose bytes start with the text left out or are the
-first part of it.
+Token healing ends a prompt before its last token and lets the model write that token whole.
 """
 
 from __future__ import annotations
@@ -18,6 +14,10 @@ _PAST_ANY_PIECE = b"\xff" * 1024
 _BLANKS = (b" ", b"\t")
 
 
+# A prompt that ends inside a token (``self.co``, an indentation, ``x = ``) ends on a token the
+# model rarely saw there; token healing ends the prompt before that token and lets the model write
+# it whole, choosing only among the tokens whose bytes start with the text left out or are the
+# first part of it.
 class PieceIndex:
     """A vocabulary's pieces (each token's bytes), sorted, for prefix lookups."""
 

@@ -1,11 +1,5 @@
 """Find the GGUF file to load: a configured path first, then a catalogue model by name.
-
-The catalogue (``models.catalog``) lists the models assist ships in the ``model`` extra; the
-default is Qwen2.5-Coder-0.5B-Instruct. A catalogue model is assembled once into
-``CACHE_DIR/models/`` by concatenating its chunk files into a temporary file, whose size and
-sha256 are checked before it is renamed into place: a wrong or partial file never takes the
-model's name. Assembly holds a lock, so two daemons starting together assemble it once. A memo
-of verified files (size, mtime and inode) spares hashing the file again at every start.
+A catalogue model is assembled once into ``CACHE_DIR/models/`` from its chunks, and checked.
 """
 
 from __future__ import annotations
@@ -79,7 +73,12 @@ def _checked_header(path: Path) -> GGUFHeader:
 
 
 def assemble_model(model: CatalogModel, cache_dir: Path) -> Path:
-    """Assemble (once) and verify the catalogue model ``model``; return its path."""
+    """Assemble (once) and verify the catalogue model ``model``; return its path.
+
+    Its chunk files are concatenated into a temporary file, whose size and sha256 are checked
+    before it is renamed into place: a wrong or partial file never takes the model's name.
+    Assembly holds a lock, so two daemons starting together assemble it once. A memo of
+    verified files (size, mtime and inode) spares hashing the file again at every start."""
     target = assembled_path(model, cache_dir)
     memo = target.parent / "verified.json"
     if _verified(target, memo, model):

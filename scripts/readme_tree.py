@@ -1,5 +1,4 @@
 """Write the README's module tree from each module's first docstring line, or check it.
-
 Run with no argument to write the tree between the README's markers; ``--check`` to test it.
 """
 

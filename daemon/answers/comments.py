@@ -1,12 +1,5 @@
 """The tokens that open a comment in a language, for answers that must not write one.
-
-Asked for a whole body, a small model narrates: a comment over most lines (``# Initialize an
-empty list to store the result``). On HumanEval that is a quarter of what it writes, in a
-body the docstring above already explains, and on two CPU cores every token is time the
-programmer waits. So the deep path's body is written with these tokens forbidden
-(``deep_comments`` off, the default); and a body asked for again after a placeholder forbids
-them too (``daemon.answers.placeholder``). Strings are not affected unless a token inside one
-starts with the marker.
+The deep path's body and a body asked for again after a placeholder are written without them.
 """
 
 from __future__ import annotations
@@ -32,6 +25,12 @@ def comment_markers(language: str | None) -> tuple[str, ...]:
     return tuple(marker for marker in (info.line_comment, opening) if marker)
 
 
+# Asked for a whole body, a small model narrates: a comment over most lines (``# Initialize an
+# empty list to store the result``), in a body the docstring above already explains, and on two
+# CPU cores every token is time the programmer waits. So the deep path's body is written with
+# these tokens forbidden (``deep_comments`` off, the default), and so is a body asked for again
+# after a placeholder (``daemon.answers.placeholder``). Strings are not affected unless a token
+# inside one starts with the marker.
 def comment_tokens(vocab: Tokenizer, language: str | None) -> tuple[int, ...]:
     """Every token whose text, after the white space it may begin with, opens a comment of
     ``language`` (``#``, `` #``, ``    #``, ``##``...)."""

@@ -1,9 +1,5 @@
 """The feedback loop: accepted and rejected answers, per user and language.
-
-A user who accepts most answers (over 80% of the last ones, with enough of them to tell) gets
-fast mode: the deep path skips its error-handling pass and budgets are shorter. An answer that
-users reject again and again is demoted in the cache and then evicted, so a high hit rate never
-wins over usefulness. Recent answers are remembered by request id so feedback can find them.
+A user who accepts most answers gets fast mode; answers users reject are demoted in the cache.
 """
 
 from __future__ import annotations
@@ -17,7 +13,12 @@ from typing import Any
 WINDOW = 50
 # Fewer events than this say nothing about a user yet.
 MIN_EVENTS = 10
+# A user who accepts more than this share of the last WINDOW answers (MIN_EVENTS of them at
+# least) gets fast mode: the deep path skips its error-handling pass and budgets are shorter.
 FAST_MODE_RATE = 0.8
+# Answers remembered by request id, so that feedback can find them: an answer that users reject
+# again and again is demoted in the cache and then evicted, so a high hit rate never wins over
+# usefulness.
 RECENT_ANSWERS = 4096
 
 

@@ -1,12 +1,5 @@
 """The deep path's budgets, sized to a programmer's patience from the model's measured speed.
-
-A whole body should be on screen within the deep path's target time (``deep_target_ms``, or the
-request's own deadline). How many tokens fit in that time depends on the machine: a GPU writes
-hundreds a second, two CPU cores a few dozen. So the budgets are computed per request from the
-engine's measured prompt and decode speed: the body gets the tokens that fit before the target
-(never fewer than a short body needs), and the error-handling pass runs only when its expected
-cost fits in what is left. The target is a budget, not a wall: a body it cuts short is finished
-afterwards (``daemon.answers.completion``), since a whole body late beats none.
+The body, and the errors pass when it fits, get the tokens that fit before the target time.
 """
 
 from __future__ import annotations
@@ -52,6 +45,13 @@ def fresh_tokens(previous: Sequence[int], prompt: Sequence[int]) -> int:
     return len(prompt) - shared
 
 
+# A whole body should be on screen within the deep path's target time (``deep_target_ms``, or the
+# request's own deadline). How many tokens fit in that time depends on the machine, so the budgets
+# are computed per request from the engine's measured prompt and decode speed: the body gets the
+# tokens that fit before the target (never fewer than a short body needs), and the errors pass
+# runs only when its expected cost fits in what is left. The target is a budget, not a wall: a
+# body it cuts short is finished afterwards (``daemon.answers.completion``), since a whole body
+# late beats none.
 def body_tokens(speed: Speed, *, prompt_tokens: int, left_s: float, ceiling: int) -> int:
     """Tokens for the body: what the model writes in ``left_s`` after reading its prompt,
     at most ``ceiling`` and at least a short body's worth."""

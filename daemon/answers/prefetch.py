@@ -1,8 +1,5 @@
 """Prefetch: after an answer is accepted, the next completion is computed while the model idles.
-
-The request is the one an editor sends next (the text with the answer in it, the cursor after
-it), run at background priority: it waits behind everything a user is waiting for, is refused
-at once when the model is busy, and lands in the cache for the keystroke that asks for it.
+It runs at background priority and lands in the cache for the keystroke that asks for it.
 """
 
 from __future__ import annotations
@@ -40,7 +37,10 @@ def next_request(req: CompleteRequest, answer: str) -> CompleteRequest | None:
 
 class Prefetcher:
     """Runs the next completion after an accepted one, with ``complete`` (the pipeline's
-    ``start``) in tasks of its own."""
+    ``start``) in tasks of its own. The request is the one an editor sends next (the text with
+    the answer in it, the cursor after it), run at background priority: it waits behind
+    everything a user is waiting for, is refused at once when the model is busy, and lands in
+    the cache for the keystroke that asks for it."""
 
     def __init__(self, complete: Complete, tasks: BackgroundTasks) -> None:
         self._complete = complete

@@ -1,9 +1,5 @@
 """The router: decide per request between the fast path and the deep path, with budgets.
-
-The fast path is one pass with a small token and time budget: finishing a line or writing the
-next short line. The deep path is staged (skeleton, logic, error handling, final) with a larger
-budget: a whole body after a signature or docstring, or a repair. Every budget is a setting;
-the request's own deadline can only shorten them.
+The fast path finishes a line or writes the next short one; the deep path, a whole body.
 """
 
 from __future__ import annotations
@@ -42,6 +38,12 @@ _BRACE_LANGUAGES = frozenset(
 
 @dataclass(frozen=True)
 class Route:
+    """Fast or deep, why, and the budgets. The fast path is one pass with a small token and time
+    budget: finishing a line or writing the next short line. The deep path is staged (skeleton,
+    logic, error handling, final) with a larger budget: a whole body after a signature or
+    docstring, or a repair. Every budget is a setting; a request may state its own, within the
+    daemon's limits."""
+
     kind: RouteKind
     reason: str
     max_tokens: int

@@ -1,12 +1,5 @@
 """Reading a document's whole window in the background after a request had to use less.
-
-On a slow machine a cold prompt can take longer to read than a request may last (1,500 tokens
-at 200 a second is 7.5 s, the fast path has 3 s). Such a request answers from a shorter window
-that fits its time, and the whole window is then read at background priority while the
-programmer reads the answer: it waits behind everything a user is waiting for and is refused
-when the model is busy. The model keeps what it read, so the document's next request finds the
-whole window evaluated and uses it. One warm-up per document: a newer one replaces the older,
-which keeps what it had read for the newer to reuse.
+The model keeps what it read, so the document's next request finds the whole window evaluated.
 """
 
 from __future__ import annotations
@@ -29,6 +22,14 @@ ADMIT_WAIT_S = 0.1
 
 
 class WindowWarmer:
+    """Whole windows read in the background, one warm-up per document.
+
+    On a slow machine a cold prompt can take longer to read than a request may last. Such a
+    request answers from a shorter window that fits its time, and the whole window is then read
+    here at background priority while the programmer reads the answer: it waits behind
+    everything a user is waiting for and is refused when the model is busy. A newer warm-up of a
+    document replaces the older, which keeps what it had read for the newer to reuse."""
+
     def __init__(self, backend: Backend) -> None:
         self.backend = backend
         self.tasks = BackgroundTasks("window warm-up")

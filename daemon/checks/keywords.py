@@ -1,9 +1,5 @@
 """The keywords of each language the repair parses, and the misspellings of them people type.
-
-``retrun``, ``improt``, ``fucntion``, ``esle``: a statement that starts with a word one slip
-away from a keyword (a letter swapped with its neighbour, one missing, one extra, one wrong)
-is most often that keyword. ``misspelt_keywords`` names the keywords a word could be; the
-repair's rules propose each, and verification and ranking choose.
+``misspelt_keywords`` names the keywords a word one slip away could be (``retrun``, ``esle``).
 """
 
 from __future__ import annotations
@@ -53,6 +49,10 @@ KEYWORDS: dict[str, frozenset[str]] = {
 SHORTEST = 4
 
 
+# ``retrun``, ``improt``, ``fucntion``, ``esle``: a statement that starts with a word one slip
+# away from a keyword (a letter swapped with its neighbour, one missing, one extra, one wrong) is
+# most often that keyword. The repair's rules propose each keyword named here, and verification
+# and ranking choose.
 @functools.lru_cache(maxsize=8192)
 def misspelt_keywords(language: str, word: str) -> tuple[str, ...]:
     """The keywords of ``language`` that ``word`` (not itself one) is one slip away from."""

@@ -1,10 +1,5 @@
 """The TypeScript compiler on this machine, and the checkers that run it under node.
-
-The compiler is found at ``$ASSIST_TYPESCRIPT`` (its ``typescript.js``, or its package folder),
-else among node's global packages, else in a checkout of this project once its VS Code
-extension is built (``editors/vscode/node_modules``). One script, ``typescript_syntax.js``,
-serves two checkers kept running (``resident``): the parser's verdict on a text (``toolchain``)
-and the type checker's undefined names in it (``script_undefined_names``, for misspelt names).
+One script, ``typescript_syntax.js``, answers both the parser's verdict and undefined names.
 """
 
 from __future__ import annotations
@@ -22,7 +17,10 @@ _HERE = Path(__file__).resolve().parent
 
 @functools.cache
 def typescript_compiler() -> str | None:
-    """The TypeScript compiler's ``typescript.js`` on this machine, or None."""
+    """The TypeScript compiler's ``typescript.js`` on this machine, or None: at
+    ``$ASSIST_TYPESCRIPT`` (its ``typescript.js``, or its package folder), else among node's
+    packages (``NODE_PATH``, then the global ones), else in a checkout of this project once its
+    VS Code extension is built (``editors/vscode/node_modules``)."""
     places: list[Path] = []
     named = os.environ.get("ASSIST_TYPESCRIPT")
     if named:
@@ -37,6 +35,9 @@ def typescript_compiler() -> str | None:
     return next((str(p) for p in places if p.is_file()), None)
 
 
+# One script, typescript_syntax.js, serves two checkers kept running (daemon.checks.resident):
+# the parser's verdict on a text (daemon.checks.toolchain) and, in ``names`` mode, the type
+# checker's undefined names in it (``script_undefined_names``, for misspelt names).
 def typescript_command(kind: str, *mode: str) -> list[str] | None:
     """The command line of the checker for files of ``kind`` (ts, tsx, js, jsx) in ``mode``
     (none: syntax; ``names``: undefined names), or None without node and the compiler."""

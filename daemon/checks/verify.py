@@ -1,9 +1,5 @@
 """Verification: does an answer parse, and does it add no error the document did not have?
-
-A completion is inserted into a document that is often mid-edit and already broken, so it is
-judged relative to the original: errors up to the end of the inserted text may not outnumber
-the errors the original had up to the cursor, and no closing bracket the inserted text holds
-may close nothing or the wrong bracket. A repaired document must parse outright.
+A completion is judged against the document without it; a repaired one must parse outright.
 """
 
 from __future__ import annotations
@@ -47,7 +43,12 @@ def _stray_closer(diagnostic: Diagnostic, start: tuple[int, int], end: tuple[int
 
 
 def verify_insertion(language: str | None, prefix: str, inserted: str, suffix: str) -> Verdict:
-    """Judge ``inserted`` between ``prefix`` and ``suffix`` against the document without it."""
+    """Judge ``inserted`` between ``prefix`` and ``suffix`` against the document without it.
+
+    A completion is inserted into a document that is often mid-edit and already broken, so it
+    is judged relative to the original: errors up to the end of the inserted text may not
+    outnumber the errors the original had up to the cursor, and no closing bracket the inserted
+    text holds may close nothing or the wrong bracket."""
     if not can_verify(language):
         return Verdict(True, f"no parser for {language or 'this language'}: not verified", False)
     assert language is not None

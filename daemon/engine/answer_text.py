@@ -1,12 +1,5 @@
 """The text of a generating job, token by token: what to show now and when the answer ends.
-
-Token bytes are decoded incrementally (a character split across tokens waits for its last
-byte). Text that may be the beginning of a stop string is held back until it is clear; a stop
-string ends the answer before it. With an ``until`` judge, text is released a whole line at a
-time and ``until`` decides after each line whether the answer is complete (and where it ends).
-The state can be saved as a ``Progress`` when a job yields, and resumed exactly. A ``lead``
-(token healing: text the document already holds, which the model writes first) is taken off
-the front of the answer before anything else sees it.
+Stop strings, an ``until`` judge and a token-healing ``lead`` decide what is released.
 """
 
 from __future__ import annotations
@@ -17,6 +10,16 @@ from daemon.engine.jobs import Progress, Until
 
 
 class AnswerText:
+    """The released text of one job and the state behind it.
+
+    Token bytes are decoded incrementally (a character split across tokens waits for its last
+    byte). Text that may be the beginning of a stop string is held back until it is clear; a
+    stop string ends the answer before it. With an ``until`` judge, text is released a whole
+    line at a time and ``until`` decides after each line whether the answer is complete (and
+    where it ends). The state can be saved as a ``Progress`` when a job yields, and resumed
+    exactly. A ``lead`` (token healing: text the document already holds, which the model writes
+    first) is taken off the front of the answer before anything else sees it."""
+
     def __init__(
         self,
         stops: tuple[str, ...],

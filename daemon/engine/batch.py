@@ -1,8 +1,5 @@
 """One llama.cpp batch, reused for every decode step: tokens of several sequences together.
-
-Each token carries its position, the sequence it belongs to and whether its logits are wanted.
-The arrays are written through NumPy views of the batch's own memory, so filling a batch of a
-few hundred tokens costs microseconds. Used only from the engine's worker thread.
+Used only from the engine's worker thread.
 """
 
 from __future__ import annotations
@@ -14,6 +11,10 @@ import numpy as np
 
 
 class TokenBatch:
+    """Each token carries its position, the sequence it belongs to and whether its logits are
+    wanted. The arrays are written through NumPy views of the batch's own memory, which keeps
+    filling a batch cheap."""
+
     def __init__(self, capacity: int) -> None:
         self.capacity = capacity
         self._batch = llama_cpp.llama_batch_init(capacity, 0, 1)

@@ -1,12 +1,5 @@
 """Saved KV states of recent prompts, so switching files does not throw their prefixes away.
-
-The context keeps a bounded number of sequences (``daemon.engine.slots``); before a prompt that
-shares little with a sequence overwrites it, that sequence's state (the KV cache of its
-tokens) is copied to host memory. When a later prompt shares more with a saved state than with
-any live sequence (the user came back to that file, or another user opened it), the saved
-state is restored into a sequence instead of evaluating the prefix again: a memory copy of
-milliseconds instead of seconds of prompt evaluation. Bounded by bytes, least recently used
-states go first. Used only from the engine's worker thread.
+A saved state is restored instead of evaluating its prefix again (engine worker thread only).
 """
 
 from __future__ import annotations
@@ -57,6 +50,15 @@ class StateStats:
 
 
 class SequenceStates:
+    """The saved states, bounded by bytes: the least recently used go first.
+
+    The context keeps a bounded number of sequences (``daemon.engine.slots``); before a prompt
+    that shares little with a sequence overwrites it, that sequence's state (the KV cache of its
+    tokens) is copied here, to host memory. When a later prompt shares more with a saved state
+    than with any live sequence (the user came back to that file, or another user opened it),
+    the saved state is restored into a sequence instead of evaluating the prefix again: a memory
+    copy instead of a prompt evaluation."""
+
     def __init__(self, max_bytes: int) -> None:
         self.max_bytes = max_bytes
         self._states: OrderedDict[int, SavedState] = OrderedDict()

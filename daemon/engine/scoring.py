@@ -1,12 +1,5 @@
 """Scoring tokens with the model: the log-probability of each token given the tokens before it.
-
 This is how the model judges text (which of several verified repairs it finds most likely).
-The engine's worker evaluates the unscored part of a sequence in chunks of its batches,
-asking for logits at every position of those chunks only: the context is not switched to
-keeping logits for every token, which would cost memory on every job. Each row of logits, as
-log-probabilities, gives the probability of the token that follows its position. Chunks start
-at multiples of ``ROW_GROUP``, in the sequence and in the batch, which makes scores independent
-of how much of the prefix was reused and of what else was decoded with them.
 """
 
 from __future__ import annotations
@@ -45,6 +38,12 @@ def _logsumexp(rows: np.ndarray) -> np.ndarray:
     return top + np.log(np.exp(rows - top[:, None]).sum(axis=1))
 
 
+# The engine's worker evaluates the unscored part of a sequence in chunks of its batches, asking
+# for logits at every position of those chunks only: the context is not switched to keeping
+# logits for every token, which would cost memory on every job. Each row of logits, as
+# log-probabilities, gives the probability of the token that follows its position. Chunks start
+# at multiples of ROW_GROUP, in the sequence and in the batch, which makes scores independent of
+# how much of the prefix was reused and of what else was decoded with them.
 def chunk_size(chunk_tokens: int, n_batch: int) -> int:
     """The scoring chunk: at most ``chunk_tokens`` and one batch, a multiple of ``ROW_GROUP``."""
     size = min(chunk_tokens, n_batch)

@@ -1,9 +1,5 @@
 """How fast the model runs on this machine: prompt tokens and generated tokens a second.
-
-The engine measures every job, prompt evaluation and decoding apart, and folds the figures into
-exponentially weighted averages, so the speed follows the machine (a GPU, a CPU shared with a
-build, a model under load). A measurement at start-up seeds them. Pipelines read a ``Speed``
-snapshot to size token budgets to a time budget; they never guess the hardware.
+Pipelines size token budgets to time budgets from a ``Speed`` snapshot; none guesses the hardware.
 """
 
 from __future__ import annotations
@@ -36,7 +32,11 @@ class Speed:
 
 
 class SpeedMeter:
-    """Running averages of prompt and decode speed, updated from the engine's thread."""
+    """Running averages of prompt and decode speed, updated from the engine's thread.
+
+    The engine measures every job, prompt evaluation and decoding apart, and folds the figures
+    into exponentially weighted averages, so the speed follows the machine (a GPU, a CPU shared
+    with a build, a model under load). A measurement at start-up seeds them."""
 
     def __init__(
         self, prompt_tps: float = 300.0, decode_tps: float = 30.0, weight: float = 0.25

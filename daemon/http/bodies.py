@@ -1,9 +1,5 @@
 """Request bodies: read with a size limit, then parsed and validated into the wire types.
-
-A body over the limit is refused with 413 before it is parsed, so an oversized request costs
-nothing but the bytes. Those bytes are still read (and dropped), up to ``DISCARD_BYTES``: a
-client that sends its whole body without waiting for ``100 Continue`` (Python's urllib, most
-scripts) would otherwise see the connection reset instead of the 413 and its message.
+A body over the limit is refused with 413 before it is parsed.
 """
 
 from __future__ import annotations
@@ -17,7 +13,9 @@ from pydantic import BaseModel, ValidationError
 from daemon.errors import BadRequest, InvalidRequest, TooLarge
 
 # Bytes of an oversized body read and dropped so that the client can read the 413; past this
-# the connection is closed instead.
+# the connection is closed instead. A client that sends its whole body without waiting for
+# ``100 Continue`` (Python's urllib, most scripts) would otherwise see the connection reset
+# instead of the 413 and its message.
 DISCARD_BYTES = 64 * 1024 * 1024
 
 
@@ -42,7 +40,8 @@ async def _drain(request: Request, already: int) -> None:
 
 
 async def read_body(request: Request, limit: int) -> bytes:
-    """The request body; ``TooLarge`` (413) for anything over ``limit`` bytes."""
+    """The request body; ``TooLarge`` (413) for anything over ``limit`` bytes, before it is
+    parsed, so an oversized request costs nothing but the bytes."""
     declared = request.headers.get("content-length")
     if declared is not None:
         try:

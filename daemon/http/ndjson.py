@@ -1,7 +1,5 @@
 """Answers as NDJSON streams: one event a line, each request's metrics record filled from them.
-
-A failure after the stream started cannot change the status any more: the stream ends with
-one ``error`` event instead (its code from the typed error, ``internal`` for anything else).
+A failure after the stream started ends it with one ``error`` event (the status is already sent).
 """
 
 from __future__ import annotations
@@ -55,8 +53,9 @@ async def ndjson(
     record: RequestRecord | None = None,
     recorder: MetricsRecorder | None = None,
 ) -> AsyncIterator[bytes]:
-    """One line per event; a failure mid-stream ends the stream with one error event. The
-    request's metrics record is handed over once the stream has ended, however it ended."""
+    """One line per event; a failure mid-stream ends the stream with one error event (its code
+    from the typed error, ``internal`` for anything else). The request's metrics record is
+    handed over once the stream has ended, however it ended."""
     try:
         async for event in events:
             if record is not None:

@@ -1,8 +1,5 @@
 """The remote servers' figures in Prometheus form, read from the engine when /metrics is asked.
-
-Each remote server is a ``backend`` label (its URL): whether it is up, its requests in flight and
-its limit, the requests it took, failed and handed to another server, and the median time to its
-first token and to the end of its answers over its recent requests.
+Each remote server is a ``backend`` label (its URL).
 """
 
 from __future__ import annotations

@@ -1,9 +1,5 @@
 """The dashboard page: the stats as something to look at, rendered on the server.
-
-One self-contained HTML page (inline CSS and SVG: no build step, no script, no CDN, so it works
-on a workstation with no internet): a heat map of latency buckets by language, percentile lines
-over time, the cache hit rate over time, the table per language and task, and the GPU (or
-"CPU"). It refreshes itself every 15 seconds.
+One self-contained HTML page: inline CSS and SVG, no build step, no script, no CDN.
 """
 
 from __future__ import annotations
@@ -13,6 +9,8 @@ from typing import Any
 
 WIDTH, HEIGHT, PAD = 640, 180, 36
 WINDOWS = (("15 min", 900), ("1 h", 3600), ("24 h", 86400), ("7 d", 604800))
+# Inline CSS and SVG: no build step, no script, no CDN, so the page works on a workstation with
+# no internet.
 STYLE = """
 body { font: 14px/1.4 system-ui, sans-serif; margin: 24px; color: #1d2330; background: #f7f8fa; }
 h1 { font-size: 20px; margin: 0 0 4px; } h2 { font-size: 15px; margin: 24px 0 8px; }
@@ -184,6 +182,9 @@ def render(
     gpus: list[dict[str, Any]] | None,
     backends: list[dict[str, Any]] | None = None,
 ) -> str:
+    """The page: a heat map of latency buckets by language, percentile lines over time, the
+    cache hit rate over time, the table per language and task, and the GPU (or "CPU"). It
+    refreshes itself (its ``refresh`` meta tag)."""
     window = stats["window_s"]
     nav = " ".join(
         f'<a href="?window={seconds}">{label}</a>' if seconds != window else f"<b>{label}</b>"

@@ -1,10 +1,5 @@
 """One record per request, kept in SQLite, and the Prometheus view of the same records.
-
-The API hands each finished request's record to the ``MetricsRecorder``; a thread of its own
-writes records in batches and updates the Prometheus collectors, so the request's hot path only
-puts a small object on a queue. Records are bounded by age and count. The same thread watches
-the recent fast-path completions and the cache hit rate and warns in the daemon's log when the
-P99 goes over its threshold or the hit rate under its floor.
+A thread of its own writes the records, so a request's hot path only puts one on a queue.
 """
 
 from __future__ import annotations
@@ -215,6 +210,12 @@ class PrometheusView:
 
 
 class MetricsRecorder:
+    """The API hands each finished request's record here; a thread of its own writes records in
+    batches and updates the Prometheus collectors, so the request's hot path only puts a small
+    object on a queue. Records are bounded by age and count. The same thread watches the recent
+    fast-path completions and the cache hit rate and warns in the daemon's log when the P99
+    goes over its threshold or the hit rate under its floor."""
+
     def __init__(
         self,
         path: Path,

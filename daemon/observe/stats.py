@@ -1,8 +1,5 @@
 """Figures from the request records: percentiles, rates, a heat map and time series.
-
-Percentiles are taken from the records themselves (nearest rank), never from running means.
-The same function serves ``GET /v1/stats``, ``assist stats`` and the dashboard, so all three
-always agree.
+One function serves ``GET /v1/stats``, ``assist stats`` and the dashboard, so all three agree.
 """
 
 from __future__ import annotations
@@ -24,6 +21,8 @@ SERIES_POINTS = 30
 
 
 def percentile(values: list[float], share: float) -> float | None:
+    """The nearest-rank percentile, taken from the records themselves, never from running
+    means."""
     if not values:
         return None
     ordered = sorted(values)

@@ -1,12 +1,5 @@
 """The pipelines' backend seam: the ``Backend`` protocol between them and what they run on.
-
-The completion and repair pipelines need little from the daemon: the model's prompt format and
-vocabulary, a place in the queue (``admit``), engine jobs whose text streams as token events
-(``run``), the model's log-probabilities of given tokens (``score``: the model as a judge of
-candidates), the result cache (``lookup``, ``store``), the user's feedback history and a place to
-record what happened. ``daemon.pipeline.runtime`` implements it over the real engine, cache and
-metrics; unit tests implement it with a scripted engine, so every rule of the pipelines can be
-tested without a model.
+``daemon.pipeline.runtime`` implements it over the real engine; unit tests, a scripted one.
 """
 
 from __future__ import annotations
@@ -153,7 +146,15 @@ class Relay:
 
 
 class Backend(Protocol):
-    """What the pipelines run on."""
+    """What the pipelines run on.
+
+    The completion and repair pipelines need little from the daemon: the model's prompt format
+    and vocabulary, a place in the queue (``admit``), engine jobs whose text streams as token
+    events (``run``), the model's log-probabilities of given tokens (``score``: the model as a
+    judge of candidates), the result cache (``lookup``, ``store``), the user's feedback history
+    and a place to record what happened. ``daemon.pipeline.runtime`` implements it over the real
+    engine, cache and metrics; unit tests implement it with a scripted engine, so every rule of
+    the pipelines can be tested without a model."""
 
     @property
     def model(self) -> Model: ...

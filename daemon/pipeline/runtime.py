@@ -1,8 +1,5 @@
 """The pipelines' backend seam over the real model, engine, result cache and metrics.
-
-It bridges engine jobs (generating or scoring, run on the engine's worker thread) to the event
-loop, and runs every SQLite call of the result cache on one thread of its own, so a busy lock
-never blocks the loop.
+It bridges engine jobs to the event loop and keeps the cache's SQLite calls off the loop.
 """
 
 from __future__ import annotations
@@ -30,7 +27,8 @@ _WORKER_GRACE_S = 5.0
 
 
 class Runtime:
-    """The daemon's model, engine, cache and metrics, as the pipelines' ``Backend``."""
+    """The daemon's model, engine, cache and metrics, as the pipelines' ``Backend``. It bridges
+    engine jobs (generating or scoring, run on the engine's worker thread) to the event loop."""
 
     def __init__(
         self,
@@ -43,6 +41,8 @@ class Runtime:
         self.engine = engine
         self.cache = cache
         self.metrics = metrics
+        # Every SQLite call of the result cache runs on this one thread, so a busy lock never
+        # blocks the loop.
         self.db = ThreadPoolExecutor(max_workers=1, thread_name_prefix="assist-cache")
 
     @property

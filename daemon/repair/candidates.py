@@ -1,8 +1,5 @@
 """Model candidates of a repair: continuations at the error, and rewrites of the broken span.
-
-Parser hints (``daemon.repair.hints``) are the cheapest candidates; when none of them verifies,
-the model proposes. Every proposal is only a candidate: the pipeline keeps it only when the
-file then parses and nothing new broke.
+The model proposes only when no parser hint (``daemon.repair.hints``) verifies.
 """
 
 from __future__ import annotations
@@ -32,7 +29,9 @@ TEMPERATURES = (0.0, 0.4, 0.7, 0.9, 1.0)
 
 @dataclass
 class ModelCandidates:
-    """The model's proposals for one repair, run in the repair's place in the queue."""
+    """The model's proposals for one repair, run in the repair's place in the queue. Every
+    proposal is only a candidate: the pipeline keeps it only when the file then parses and
+    nothing new broke."""
 
     backend: Backend
     settings: Settings

@@ -1,11 +1,5 @@
 """What is wrong with a document, and how a repair is judged.
-
-``diagnose`` finds the problems (syntax errors from a real parser; where the grammar accepts
-the file, the objection of the language's own checker when one is installed; and ruff's
-findings for Python in a ruff workspace, and in any other the undefined names one slip from
-a name the file has, when ruff is installed); ``accepts`` says whether a candidate is progress
-(the targeted error gone, none new before it, fewer where the parser reports them all);
-``change_size`` measures a fix.
+``diagnose`` finds the problems, ``accepts`` says whether a candidate is progress.
 """
 
 from __future__ import annotations
@@ -61,9 +55,14 @@ def diagnose(
     names: bool = True,
     tool: bool = True,
 ) -> Problems:
-    """The problems of ``text``. ``names=False`` skips looking for misspelt names outside a
-    ruff workspace (a candidate of a syntax round, whose lint is not compared); ``tool=False``
-    leaves the language's checker for later (``with_tool``), where the grammar finds nothing."""
+    """The problems of ``text``: syntax errors from a real parser; where the grammar accepts
+    the file, the objection of the language's own checker when one is installed; and ruff's
+    findings for Python in a ruff workspace, and in any other the undefined names one slip from
+    a name the file has, when ruff is installed.
+
+    ``names=False`` skips looking for misspelt names outside a ruff workspace (a candidate of a
+    syntax round, whose lint is not compared); ``tool=False`` leaves the language's checker for
+    later (``with_tool``), where the grammar finds nothing."""
     # A file the grammar accepts may still be broken: the checker has the last word.
     syntax = syntax_problems(language, text, tool)
     checked = tool or bool(syntax)

@@ -1,8 +1,5 @@
 """Repairs the parser itself points at: the cheapest candidates of a fix.
-
-A parser often knows exactly what is missing: tree-sitter inserts a MISSING ``)`` node, Python
-says "expected ':'" or "'(' was never closed". Each such hint becomes a candidate document; like
-every candidate it is accepted only if the whole file then parses.
+Each hint becomes a candidate document, accepted only if the whole file then parses.
 """
 
 from __future__ import annotations
@@ -32,7 +29,10 @@ def _insert(lines: list[str], line: int, column: int, text: str) -> str:
 
 
 def hint_candidates(language: str, text: str, problems: list[Diagnostic]) -> list[str]:
-    """Candidate documents from the parser's own hints, most specific first, without repeats."""
+    """Candidate documents from the parser's own hints, most specific first, without repeats.
+
+    A parser often knows exactly what is missing: tree-sitter inserts a MISSING ``)`` node,
+    Python says "expected ':'" or "'(' was never closed"."""
     seen: set[str] = set()
     found: list[str] = []
     for candidate in _all_hints(language, text, problems):

@@ -1,11 +1,5 @@
 """The model as a judge: how likely the model finds each verified repair, in its context.
-
-When several verified candidates tie on what the rules can tell (the same tokens invented or
-lost, the same layout), the model reads each one and the likeliest wins. Every candidate is
-scored over the same window of the file (from the first line any of them changes to a few lines
-after the last), after the same lines before it: the model evaluates that shared prefix once
-and each candidate costs only its window. The score is the window's total log-likelihood, so
-candidates that change different lines are compared on the same stretch of code.
+Verified candidates that tie on the rules' ranking are scored; the likeliest wins.
 """
 
 from __future__ import annotations
@@ -31,7 +25,13 @@ JUDGE_S = 4.0
 
 @dataclass
 class Judge:
-    """Scores candidates with the backend's model in the repair's place in the queue."""
+    """Scores candidates with the backend's model in the repair's place in the queue.
+
+    Every candidate is scored over the same window of the file (from the first line any of them
+    changes to a few lines after the last), after the same lines before it: the model evaluates
+    that shared prefix once and each candidate costs only its window. The score is the window's
+    total log-likelihood, so candidates that change different lines are compared on the same
+    stretch of code."""
 
     backend: Backend
     admission: Admission
@@ -39,7 +39,8 @@ class Judge:
     judged: int = 0  # candidates scored, for the record
 
     async def __call__(self, document: str, candidates: list[Candidate], deadline: float) -> None:
-        """Set ``score`` on the candidates that tie with the best on the rules' ranking."""
+        """Set ``score`` on the candidates that tie with the best on the rules' ranking (the
+        same tokens invented or lost, the same layout): the likeliest wins."""
         best = candidates[0].key()[:3]
         tied = [c for c in candidates if c.key()[:3] == best][:MAX_JUDGED]
         if len(tied) < 2:

@@ -1,12 +1,5 @@
 """One round of a repair: candidates for the first error, verified, then ranked by intent.
-
-Rules propose first (the parser's hints, the closer the layout asks for, the typing slips);
-only when none of them verifies does the model write, and then only text that keeps every
-token of the span it replaces. A candidate is verified when the whole document then passes
-the language's grammar and nothing new broke (``accepts``). The verified candidates are ranked
-(``daemon.repair.intent``), judged by the model when there is more than one and time is left,
-and the best are given to the language's toolchain checker when one is installed, in rank
-order, until one passes (asking it about every candidate cost more than all the rest).
+Rules propose first, the model only when none verifies; a toolchain checker may have the last word.
 """
 
 from __future__ import annotations
@@ -141,6 +134,13 @@ def rules_here(
     return moved, span, verified_rules(language, document, moved, span, lint)
 
 
+# Rules propose first (the parser's hints, the closer the layout asks for, the typing slips); only
+# when none of them verifies does the model write, and then only text that keeps every token of
+# the span it replaces. A candidate is verified when the whole document then passes the
+# language's grammar and nothing new broke (``accepts``). The verified candidates are ranked
+# (daemon.repair.intent), judged by the model when there is more than one and time is left, and
+# the best are given to the language's toolchain checker when one is installed, in rank order,
+# until one passes (``checked_best``).
 async def run_round(
     ctx: RoundContext,
     model: ModelCandidates,
@@ -197,7 +197,8 @@ async def run_round(
     yield Outcome(RoundResult(best, rival, len(verified), problems))
 
 
-# The toolchain's checker is asked about this many of the best candidates at most.
+# The toolchain's checker is asked about this many of the best candidates at most (asking it
+# about every candidate cost more than all the rest).
 TOOL_CHECKED = 5
 
 

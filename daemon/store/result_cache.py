@@ -1,9 +1,5 @@
 """The result cache: completions keyed by an xxh3-128 hash of the canonical request.
-
-Two levels: a small in-memory LRU in front of a SQLite file (WAL, busy timeout) that every
-daemon process and every user of a workstation can share. The SQLite level is bounded by entry
-count and bytes, evicting the least recently used rows. Only complete answers are stored:
-a cancelled or deadline-cut generation never comes back later as if it were whole.
+A small in-memory LRU in front of a SQLite file that every daemon and user can share.
 """
 
 from __future__ import annotations
@@ -108,7 +104,11 @@ def _extra_fields(extra: str | None) -> dict[str, Any]:
 
 
 class ResultCache:
-    """Thread-safe two-level cache. SQLite calls are short; callers may run them off-loop."""
+    """Thread-safe two-level cache. SQLite calls are short; callers may run them off-loop.
+
+    A small in-memory LRU in front of a SQLite file (WAL, busy timeout) that every daemon
+    process and every user of a workstation can share. The SQLite level is bounded by entry
+    count and bytes, evicting the least recently used rows."""
 
     def __init__(
         self,
@@ -270,7 +270,8 @@ class ResultCache:
             log.warning("result cache hit update failed: %s", exc)
 
     def put(self, key: str, result: CachedResult) -> None:
-        """Store a complete answer (callers never pass cancelled or deadline-cut ones)."""
+        """Store a complete answer (callers never pass cancelled or deadline-cut ones: such a
+        generation must never come back later as if it were whole)."""
         if result.finish_reason not in ("stop", "length"):
             raise ValueError(f"refusing to cache an incomplete answer ({result.finish_reason})")
         self._remember(key, result)

@@ -1,8 +1,5 @@
 """The workspace profile: language, versions, frameworks, style and tools of the code at hand.
-
-Computed where the files are (the CLI and the language server), sent with every request so the
-prompt can state it and the model never has to guess. ``WorkspaceProfiler`` caches profiles per
-(directory, language) and keeps them fresh with a watchdog observer on the manifest directories.
+Computed where the files are and sent with every request, so the model never has to guess.
 """
 
 from __future__ import annotations
@@ -149,7 +146,9 @@ def _with_document(profile: WorkspaceProfile, text: str | None) -> WorkspaceProf
 def compute_profile(
     root: Path, file: Path | None, text: str | None = None, language_id: str | None = None
 ) -> WorkspaceProfile:
-    """The profile of ``file`` (or of the workspace when None), reading ``file`` if no text."""
+    """The profile of ``file`` (or of the workspace when None), reading ``file`` if no text.
+    Computed where the files are (the CLI and the language server), so that the prompt can
+    state it."""
     root = _absolute(root)
     path = _inside(root, _absolute(file)) if file is not None else None
     if text is None:

@@ -1,10 +1,5 @@
 """The programmer's recent edits: a small ring of chunks of text around the places edited last.
-
-The language server records each edit of an open document (its file and the lines the edit
-touched); the ring keeps a chunk of ``radius`` lines either side of it, as the document was
-just after the edit. A chunk replaces the chunks of the same file it overlaps, so typing in one
-place keeps one chunk, fresh, and no line is kept twice. At most ``limit`` chunks are
-kept, the newest first; a document's chunks go when it is closed.
+The language server records each edit of an open document; a chunk replaces those it overlaps.
 """
 
 from __future__ import annotations
@@ -32,7 +27,12 @@ class RecentChunk:
 
 
 class RecentEdits:
-    """A bounded ring of chunks around recent edits, newest first; safe to use from threads."""
+    """A bounded ring of chunks around recent edits, newest first; safe to use from threads.
+
+    Each edit recorded (its file and the lines it touched) keeps a chunk of ``radius`` lines
+    either side of it, as the document was just after the edit. A chunk replaces the chunks of
+    the same file it overlaps, so typing in one place keeps one chunk, fresh, and no line is
+    kept twice. At most ``limit`` chunks are kept; a document's chunks go when it is closed."""
 
     def __init__(
         self,

@@ -1,11 +1,5 @@
 """The rules that trim an answer to the gap at the cursor, each a small pure function.
-
-A code model asked to fill a gap often goes on past it: it writes the lines that already follow
-the cursor again, leaves the cursor's block for the next function, loops on one line, or writes
-the right line at the wrong indentation. Each rule here undoes one of those; ``trim`` applies
-them in order. Most rules cut the answer after a leading run of whole lines: their ``*_cut``
-helper says how many lines stay, so that the engine's ``until`` can stop generating at the same
-place the rule would cut.
+Each undoes one way a model goes past the gap; ``daemon.answers.gap.trim`` applies them in order.
 """
 
 from __future__ import annotations
@@ -40,6 +34,12 @@ def _significant(line: str) -> bool:
     return bool(_WORD.search(line))
 
 
+# A code model asked to fill a gap often goes on past it: it writes the lines that already follow
+# the cursor again, leaves the cursor's block for the next function, loops on one line, or writes
+# the right line at the wrong indentation. Each rule here undoes one of those. Most rules cut the
+# answer after a leading run of whole lines (``_keep``): their ``*_cut`` helper says how many
+# lines stay, so that the engine's ``until`` can stop generating at the same place the rule
+# would cut.
 def _keep(lines: list[str], count: int) -> str:
     """The first ``count`` lines, without the blank lines they end with."""
     while count > 0 and not lines[count - 1].strip():

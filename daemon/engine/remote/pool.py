@@ -1,12 +1,5 @@
 """The remote servers together: health checks, routing, and the bound on each one's requests.
-
-A thread checks every remote server every ``check_s`` seconds: a server that does not answer is
-taken out, one that answers again is put back. A request takes a place on one server
-(``acquire``): among the servers that are up and below their limit, the one that holds the
-longest prefix of its prompt (``daemon.engine.remote.routing``) when that is most of it, then
-the least busy, then a stable hash of the document's opening. ``room`` tells the dispatcher
-whether any server could take a request now; when none can, requests wait in the scheduler's
-queue, and beyond it are refused (429).
+A request takes a place on the server best placed for its prompt (``acquire``), or waits.
 """
 
 from __future__ import annotations
@@ -58,6 +51,8 @@ class BackendPool:
         return up
 
     def start(self) -> None:
+        """Check every server every ``check_s`` seconds, in a thread of its own: a server that
+        does not answer is taken out, one that answers again is put back."""
         self._thread = threading.Thread(target=self._watch, name="assist-backends", daemon=True)
         self._thread.start()
 
@@ -83,6 +78,8 @@ class BackendPool:
         return any(server.up for server in self.servers)
 
     def room(self) -> bool:
+        """Whether any server could take a request now: when none can, requests wait in the
+        scheduler's queue, and beyond it are refused (429)."""
         return any(server.free for server in self.servers)
 
     def wait_for_room(self, timeout: float) -> bool:
@@ -96,7 +93,10 @@ class BackendPool:
     def acquire(
         self, tokens: Sequence[int], exclude: Sequence[RemoteServer] = ()
     ) -> RemoteServer | None:
-        """A place on the backend best placed for ``tokens``; None when none is free."""
+        """A place on the backend best placed for ``tokens``; None when none is free. Among
+        the servers that are up and below their limit: the one that holds the longest prefix of
+        the prompt (``daemon.engine.remote.routing``) when that is most of it, then the least
+        busy, then a stable hash of the document's opening."""
         hashes = prefix_hashes(tokens)
         with self._changed:
             free = [s for s in self.servers if s.free and s not in exclude]

@@ -1,9 +1,5 @@
 """Language versions and frameworks, read from a workspace's manifests and lockfiles.
-
-Each ecosystem's reader looks from the file's directory up to the workspace root, so the nearest
-manifest of each kind wins (right for monorepos), and pins every direct dependency to the version
-its lockfile resolved, or else to the range its manifest asks for. Nothing here raises on a bad
-file: unreadable, huge, binary or malformed files are skipped with a debug log.
+Nothing here raises on a bad file: unreadable, huge, binary or malformed files are skipped.
 """
 
 from __future__ import annotations
@@ -102,6 +98,10 @@ def read_manifests(ecosystems: Iterable[str], dirs: Sequence[Path], root: Path) 
 
     Frameworks are ordered well-known first (by importance), then in manifest order, at most
     ``MAX_FRAMEWORKS``; paths in the result are relative to ``root``.
+
+    Each ecosystem's reader looks from the file's directory up to the workspace root, so the
+    nearest manifest of each kind wins (right for monorepos), and pins every direct dependency
+    to the version its lockfile resolved, or else to the range its manifest asks for.
     """
     reader = Reader(dirs, root)
     info = ManifestInfo()
