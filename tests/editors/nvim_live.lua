@@ -49,6 +49,20 @@ return function(H)
     end
   end
 
+  -- Wait (at most ms) until the daemon's engine runs nothing and nothing waits for it: a file
+  -- just opened is read in the background, and while that holds the engine's sequences a
+  -- completion's candidates have none to branch into. Says whether it became idle.
+  local function wait_for_idle_engine(ms)
+    local probe = "import json, sys, urllib.request as u\n"
+      .. "h = json.load(u.urlopen(sys.argv[1] + '/health', timeout=5))\n"
+      .. "print(h['queue_depth'] + h['engine'].get('running', 0)"
+      .. " + h['workload'].get('windows_warming', 0))"
+    return vim.wait(ms, function()
+      local done = vim.system({ T.python, "-c", probe, T.daemon_url }, { text = true }):wait()
+      return done.code == 0 and vim.trim(done.stdout) == "0"
+    end, 250)
+  end
+
   -- Send one request through the attached client and wait for its answer.
   local function request(client, bufnr, method, params, ms)
     local answer
@@ -160,13 +174,14 @@ return function(H)
   -- vim.lsp.inline_completion.select() does).
   H.step("candidates")
   local cycle, cycle_client = open(T.files.cycle)
+  local idle = wait_for_idle_engine(WAIT.answer)
   local listed = request(cycle_client, cycle, "textDocument/inlineCompletion", {
     textDocument = { uri = vim.uri_from_bufnr(cycle) },
     position = end_position(cycle),
     context = { triggerKind = 1 },
   }, WAIT.answer)
   H.check(not listed.err, "inlineCompletion failed: " .. vim.inspect(listed.err))
-  out.candidates = { items = {} }
+  out.candidates = { items = {}, idle_before = idle }
   for _, item in ipairs((listed.result or {}).items or listed.result or {}) do
     local text = type(item.insertText) == "table" and item.insertText.value or item.insertText
     table.insert(out.candidates.items, text)

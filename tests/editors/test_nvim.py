@@ -10,6 +10,7 @@ daemon that does not answer gives one warning and an "unavailable" status.
 from __future__ import annotations
 
 import re
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -91,7 +92,11 @@ def live(neovim: Neovim, editor_daemon: RunningDaemon, workspace: Path) -> Neovi
         },
         watchdog_s=420,
         wait_ms=WAIT_MS,
-        extra={"quick_fix_line": 5},  # def load(path), below the unique first line
+        extra={
+            "quick_fix_line": 5,  # def load(path), below the unique first line
+            "python": sys.executable,  # asks the daemon's /health whether its engine is idle
+            "daemon_url": editor_daemon.url,
+        },
         cwd=project,
         extra_logs={"daemon log": editor_daemon.log},
     )
