@@ -4,6 +4,9 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 PYTEST_ARGS ?=
+# Flags of `make run`'s `assist serve`, e.g. SERVE_ARGS="--host 0.0.0.0 --tokens tokens.toml
+# --tls-cert cert.pem --tls-key key.pem" for a team's workstation.
+SERVE_ARGS ?=
 
 VSCODE := editors/vscode
 LLAMA_CPP := $(shell grep -o 'llama-cpp-python==[0-9.]*' pyproject.toml)
@@ -27,7 +30,7 @@ install: $(STAMP)
 
 ## Start the daemon in the foreground on the embedded default model.
 run: $(STAMP)
-	$(BIN)/assist serve
+	$(BIN)/assist serve $(SERVE_ARGS)
 
 ## Lint, type-check, the VS Code extension, then the whole test suite (real model, real Neovim).
 test: lint vscode browser unit e2e editors
@@ -82,6 +85,7 @@ bench: $(STAMP)
 	$(BIN)/python tests/bench/bench_fix.py
 	$(BIN)/python tests/bench/bench_lsp.py
 	$(BIN)/python tests/bench/bench_workstation.py
+	$(BIN)/python tests/bench/bench_tls.py
 
 clean:
 	rm -rf $(VENV) *.egg-info .pytest_cache .mypy_cache .ruff_cache

@@ -11,12 +11,13 @@ from __future__ import annotations
 import argparse
 import ipaddress
 import os
+import ssl
 import types
 import typing
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import Field, ValidationError, field_validator
+from pydantic import Field, ValidationError, ValidationInfo, field_validator
 from pydantic_settings import (
     BaseSettings,
     PydanticBaseSettingsSource,
@@ -60,6 +61,19 @@ class SettingsError(ValueError):
     """A setting has a bad value; the message names it."""
 
 
+def check_ca_file(path: Path) -> Path:
+    """A CA file that clients can verify the daemon with: PEM certificates, readable."""
+    path = path.expanduser()
+    try:
+        ssl.create_default_context(cafile=str(path))
+    except OSError as exc:  # missing, unreadable, or (ssl.SSLError) no PEM certificate in it
+        raise ValueError(
+            f"cannot use {path} as the CA file ({exc.strerror or exc}): give the PEM "
+            f"certificate of the CA that signed the daemon's certificate"
+        ) from None
+    return path
+
+
 class Settings(BaseSettings):
     model_config = SettingsConfigDict(env_prefix="ASSIST_", extra="ignore", validate_default=True)
 
@@ -67,7 +81,9 @@ class Settings(BaseSettings):
     host: str = Field("127.0.0.1", description="Address the daemon binds to (loopback by default).")
     port: int = Field(DEFAULT_PORT, ge=1, le=65535, description="TCP port of the daemon.")
     url: str | None = Field(
-        None, description="Daemon URL used by clients; defaults to http://HOST:PORT."
+        None,
+        description="Daemon URL used by clients; defaults to http://HOST:PORT (https:// with "
+        "tls_cert).",
     )
 
     # The model.
@@ -283,6 +299,25 @@ class Settings(BaseSettings):
     token: str | None = Field(
         None, description="Clients: the token sent to a daemon that requires one."
     )
+    tls_cert: Path | None = Field(
+        None,
+        description="PEM certificate (with its chain) the daemon serves HTTPS with, with "
+        "tls_key; required off loopback unless allow_plaintext. Clients that read it reach "
+        "https://HOST:PORT.",
+    )
+    tls_key: Path | None = Field(
+        None, description="PEM private key of tls_cert (keep it readable by the daemon only)."
+    )
+    allow_plaintext: bool = Field(
+        False,
+        description="Serve plain HTTP off loopback, for a daemon behind a TLS proxy that "
+        "terminates HTTPS for it (a warning at start).",
+    )
+    ca: Path | None = Field(
+        None,
+        description="Clients: PEM certificate of the CA that signed the daemon's certificate "
+        "(a private CA); the system's CAs when unset.",
+    )
     rate_limit_per_minute: int = Field(
         600, ge=0, description="Requests per user per minute (0: no limit)."
     )
@@ -326,6 +361,23 @@ class Settings(BaseSettings):
             raise ValueError("a backend is named twice")
         return [u.rstrip("/") for u in urls]
 
+    @field_validator("ca")
+    @classmethod
+    def _readable_ca(cls, path: Path | None) -> Path | None:
+        return None if path is None else check_ca_file(path)
+
+    @field_validator("tls_key")
+    @classmethod
+    def _tls_pair(cls, key: Path | None, info: ValidationInfo) -> Path | None:
+        cert = info.data.get("tls_cert")
+        if (cert is None) != (key is None):
+            given, missing = ("tls_cert", "tls_key") if key is None else ("tls_key", "tls_cert")
+            raise ValueError(
+                f"{given} is set without {missing}: HTTPS needs both the certificate "
+                f"(--tls-cert FILE) and its private key (--tls-key FILE)"
+            )
+        return key
+
     @classmethod
     def settings_customise_sources(
         cls,
@@ -356,7 +408,8 @@ class Settings(BaseSettings):
         host = "127.0.0.1" if self.host in ("0.0.0.0", "") else self.host
         if ":" in host and not host.startswith("["):
             host = f"[{host}]"
-        return f"http://{host}:{self.port}"
+        scheme = "https" if self.tls_cert else "http"
+        return f"{scheme}://{host}:{self.port}"
 
 
 def load_settings(**overrides: Any) -> Settings:

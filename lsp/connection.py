@@ -3,7 +3,8 @@
 At the local default address a daemon that does not answer is started detached (the launcher's
 lock makes two editors start one). When the daemon goes away mid-session the user gets one
 clear message, the connection reconnects in the background (restarting a local daemon), and
-requests fail fast meanwhile instead of hanging the editor.
+requests fail fast meanwhile instead of hanging the editor. An ``https://`` daemon's
+certificate is verified against the ``ca`` setting (else the system's CAs).
 """
 
 from __future__ import annotations
@@ -16,7 +17,14 @@ from typing import Any
 
 import httpx
 
-from daemon.client.daemon_client import NO_DELAY, DaemonError, DaemonUnavailable, auth_headers
+from daemon.client.daemon_client import (
+    NO_DELAY,
+    DaemonError,
+    DaemonUnavailable,
+    auth_headers,
+    tls_verify,
+    transport_error,
+)
 from daemon.client.launcher import can_autostart, ensure_daemon
 from daemon.protocol import ErrorBody, Health, parse_event
 from daemon.settings import Settings
@@ -53,7 +61,9 @@ class DaemonConnection:
             headers=auth_headers(settings.token),
             timeout=httpx.Timeout(120.0, connect=2.0),
             trust_env=False,
-            transport=httpx.AsyncHTTPTransport(socket_options=NO_DELAY),
+            transport=httpx.AsyncHTTPTransport(
+                verify=tls_verify(self.url, settings.ca), socket_options=NO_DELAY
+            ),
         )
 
     # -- lifecycle -------------------------------------------------------------------------
@@ -121,7 +131,7 @@ class DaemonConnection:
         try:
             response = await self._http.get("/health", timeout=5.0)
         except httpx.TransportError as exc:
-            raise DaemonUnavailable(f"no assist daemon answers at {self.url} ({exc})") from exc
+            raise transport_error(self.url, exc, f"no assist daemon answers at {self.url}") from exc
         if response.status_code != 200:
             raise DaemonError(f"the daemon answered HTTP {response.status_code}")
         return Health.model_validate_json(response.content)

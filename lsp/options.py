@@ -4,10 +4,13 @@ Each is parsed on its own: a bad value falls back to its default with a message 
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 from pydantic.alias_generators import to_camel
+
+from daemon.settings import check_ca_file
 
 
 class AssistOptions(BaseModel):
@@ -18,6 +21,11 @@ class AssistOptions(BaseModel):
     )
     autostart: bool = Field(True, description="Start the local daemon when none answers.")
     token: str | None = Field(None, description="Token for a daemon that requires one.")
+    ca: str | None = Field(
+        None,
+        description="PEM certificate of the CA that signed an https:// daemon's certificate "
+        "(a private CA); the system's CAs when unset.",
+    )
     debounce_ms: int = Field(75, ge=0, le=5000, description="Wait for typing to pause (ms).")
     max_tokens: int | None = Field(None, ge=1, le=1024, description="Tokens per completion.")
     inline_completion: bool = Field(True, description="Answer textDocument/inlineCompletion.")
@@ -30,6 +38,11 @@ class AssistOptions(BaseModel):
         "document imports, and the lines around recent edits in other documents.",
     )
     log_level: Literal["error", "warning", "info", "debug"] = "info"
+
+    @field_validator("ca")
+    @classmethod
+    def _readable_ca(cls, ca: str | None) -> str | None:
+        return str(check_ca_file(Path(ca))) if ca else None
 
 
 def parse_options(raw: Any, base: AssistOptions | None = None) -> tuple[AssistOptions, list[str]]:

@@ -81,6 +81,7 @@ class AssistServer(LanguageServer):
             self.connection is None
             or options.daemon_url != self.options.daemon_url
             or options.token != self.options.token
+            or options.ca != self.options.ca
         )
         self.options = options
         if reconnect:
@@ -92,6 +93,8 @@ class AssistServer(LanguageServer):
             update["url"] = self.options.daemon_url
         if self.options.token:
             update["token"] = self.options.token
+        if self.options.ca:
+            update["ca"] = Path(self.options.ca)
         return self.base_settings.model_copy(update=update)
 
     def connect(self) -> None:

@@ -24,6 +24,7 @@ CLIENT_SETTINGS = [
     "host",
     "port",
     "token",
+    "ca",
     "cache_dir",
     "model",
     "model_path",

@@ -1,14 +1,18 @@
 """The client library of the daemon, used by the command line (and the language server).
 
 It speaks the wire protocol of ``daemon.protocol``: requests are pydantic models, answers are
-parsed into events. Errors come back as ``DaemonError`` with the daemon's own message, and a
-daemon that does not answer as ``DaemonUnavailable``.
+parsed into events. Errors come back as ``DaemonError`` with the daemon's own message, a
+daemon that does not answer as ``DaemonUnavailable``, and an ``https://`` daemon whose
+certificate does not verify (against ``ca`` when given, else the system's CAs) as
+``DaemonUntrusted``.
 """
 
 from __future__ import annotations
 
 import socket
+import ssl
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import httpx
@@ -40,6 +44,48 @@ class DaemonUnavailable(DaemonError):
     """Nothing answers at the daemon URL, or it stopped answering mid-request."""
 
 
+class DaemonUntrusted(DaemonError):
+    """The daemon's certificate did not verify: a daemon answers, but not one to send code to."""
+
+
+def tls_verify(url: str, ca: Path | None) -> ssl.SSLContext | bool:
+    """What a connection to the daemon verifies its certificate against: the CA file, else the
+    system's CAs. An http:// URL has no certificate to verify (and loads no CAs: 35 ms)."""
+    if not url.startswith("https://"):
+        return False
+    return ssl.create_default_context(cafile=str(ca) if ca else None)
+
+
+# A connection the server accepted and dropped: what an HTTPS server does with plain HTTP.
+_DROPPED = (httpx.RemoteProtocolError, httpx.ReadError)
+
+
+def transport_error(url: str, exc: httpx.TransportError, what: str) -> DaemonError:
+    """The error for a connection that failed: ``what`` happened, why, and what to change."""
+    cause = _ssl_cause(exc)
+    if isinstance(cause, ssl.SSLCertVerificationError):
+        return DaemonUntrusted(
+            f"the daemon at {url} presented a certificate this client does not trust "
+            f"({cause.verify_message}): name the CA that signed it with --ca FILE (the `ca` "
+            f"setting, ASSIST_CA), and reach the daemon by a name its certificate holds"
+        )
+    hint = ""
+    if cause is not None:
+        hint = "; if the daemon serves plain HTTP, its URL starts with http://"
+    elif url.startswith("http://") and isinstance(exc, _DROPPED):
+        hint = "; if the daemon serves HTTPS (--tls-cert), its URL starts with https://"
+    return DaemonUnavailable(f"{what} ({exc}){hint}")
+
+
+def _ssl_cause(exc: BaseException) -> ssl.SSLError | None:
+    seen: BaseException | None = exc
+    while seen is not None:
+        if isinstance(seen, ssl.SSLError):
+            return seen
+        seen = seen.__cause__ or seen.__context__
+    return None
+
+
 def _error_from(response: httpx.Response) -> DaemonError:
     try:
         body = ErrorBody.model_validate_json(response.read())
@@ -49,19 +95,25 @@ def _error_from(response: httpx.Response) -> DaemonError:
 
 
 class DaemonClient:
-    def __init__(self, url: str, timeout: float = 120.0, token: str | None = None) -> None:
+    def __init__(
+        self,
+        url: str,
+        timeout: float = 120.0,
+        token: str | None = None,
+        ca: Path | None = None,
+    ) -> None:
         self.url = url.rstrip("/")
         self._http = httpx.Client(
             base_url=self.url,
             headers=auth_headers(token),
             timeout=httpx.Timeout(timeout, connect=2.0),
             trust_env=False,
-            transport=httpx.HTTPTransport(socket_options=NO_DELAY),
+            transport=httpx.HTTPTransport(verify=tls_verify(self.url, ca), socket_options=NO_DELAY),
         )
 
     @classmethod
     def for_settings(cls, settings: Settings) -> DaemonClient:
-        return cls(settings.daemon_url, token=settings.token)
+        return cls(settings.daemon_url, token=settings.token, ca=settings.ca)
 
     def close(self) -> None:
         self._http.close()
@@ -76,16 +128,22 @@ class DaemonClient:
         try:
             response = self._http.get("/health", timeout=5.0)
         except httpx.TransportError as exc:
-            raise DaemonUnavailable(f"no assist daemon answers at {self.url} ({exc})") from exc
+            raise self._failed(exc, f"no assist daemon answers at {self.url}") from exc
         if response.status_code != 200:
             raise _error_from(response)
         return Health.model_validate_json(response.content)
 
     def try_health(self) -> Health | None:
+        """The daemon's health, or None when none is ready; an untrusted daemon still raises."""
         try:
             return self.health()
+        except DaemonUntrusted:
+            raise
         except DaemonError:
             return None
+
+    def _failed(self, exc: httpx.TransportError, what: str) -> DaemonError:
+        return transport_error(self.url, exc, what)
 
     def complete(self, request: CompleteRequest) -> Iterator[Event]:
         """Stream the events of a completion as they arrive."""
@@ -104,7 +162,7 @@ class DaemonClient:
                     if line.strip():
                         yield parse_event(line)
         except httpx.TransportError as exc:
-            raise DaemonUnavailable(f"the daemon at {self.url} stopped answering ({exc})") from exc
+            raise self._failed(exc, f"the daemon at {self.url} stopped answering") from exc
 
     def stats(self, window: str, by: str) -> dict[str, Any]:
         return self._json("GET", f"/v1/stats?window={window}&by={by}")
@@ -119,7 +177,7 @@ class DaemonClient:
         try:
             response = self._http.request(method, path)
         except httpx.TransportError as exc:
-            raise DaemonUnavailable(f"no assist daemon answers at {self.url} ({exc})") from exc
+            raise self._failed(exc, f"no assist daemon answers at {self.url}") from exc
         if response.status_code != 200:
             raise _error_from(response)
         data: dict[str, Any] = response.json()

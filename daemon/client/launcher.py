@@ -41,16 +41,18 @@ def daemon_env(settings: Settings) -> dict[str, str]:
 
 def daemon_flags(settings: Settings) -> str:
     """The flags that point another command at the daemon these settings point at."""
+    ca = f" --ca {shlex.quote(str(settings.ca))}" if settings.ca else ""
     if settings.url:
-        return f" --url {shlex.quote(settings.url)}"
+        return f" --url {shlex.quote(settings.url)}{ca}"
     flags = "" if settings.host == "127.0.0.1" else f" --host {shlex.quote(settings.host)}"
-    return flags + ("" if settings.port == DEFAULT_PORT else f" --port {settings.port}")
+    return flags + ("" if settings.port == DEFAULT_PORT else f" --port {settings.port}") + ca
 
 
 def serve_command(settings: Settings) -> str:
     """The `assist serve` that starts a daemon where these settings look for one, quoted.
 
-    Off loopback the daemon must bind an outside address and requires a tokens file.
+    Off loopback the daemon must bind an outside address and requires a tokens file and TLS;
+    an https:// URL wants TLS on loopback too.
     """
     parts = urlsplit(settings.daemon_url)
     host = parts.hostname or settings.host
@@ -60,7 +62,18 @@ def serve_command(settings: Settings) -> str:
         flags = f" --host 0.0.0.0{flags} --tokens tokens.toml"
     elif host not in ("127.0.0.1", "localhost"):
         flags = f" --host {shlex.quote(host)}{flags}"
+    if parts.scheme == "https" or not is_loopback(host):
+        flags += " --tls-cert cert.pem --tls-key key.pem"
     return f"`assist serve{flags}`"
+
+
+def _https_hint(settings: Settings) -> str:
+    """For an http:// URL off loopback: the daemon there serves HTTPS."""
+    parts = urlsplit(settings.daemon_url)
+    if parts.scheme == "https" or is_loopback(parts.hostname or settings.host):
+        return ""
+    https = parts._replace(scheme="https").geturl()
+    return f", and reach it at {https} (off loopback it serves HTTPS)"
 
 
 def log_path(settings: Settings) -> Path:
@@ -95,7 +108,7 @@ def ensure_daemon(settings: Settings, wait_s: float = 180.0) -> Health:
         if not can_autostart(settings):
             raise DaemonUnavailable(
                 f"no assist daemon answers at {settings.daemon_url}; start it there with "
-                f"{serve_command(settings)}"
+                f"{serve_command(settings)}{_https_hint(settings)}"
             )
         settings.cache_dir.mkdir(parents=True, exist_ok=True)
         lock_file = settings.cache_dir / f"daemon-{settings.port}.lock"

@@ -1,4 +1,4 @@
-"""Start the daemon: check the tokens, bind, build its parts, announce them, and serve."""
+"""Start the daemon: check the tokens and TLS, bind, build its parts, announce them, and serve."""
 
 from __future__ import annotations
 
@@ -6,7 +6,10 @@ import errno
 import logging
 import os
 import socket
+import ssl
 from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
 
 import uvicorn
 
@@ -60,8 +63,72 @@ def load_tokens(settings: Settings) -> TokenStore | None:
         raise ServeError(str(exc)) from exc
 
 
+@dataclass(frozen=True)
+class TlsFiles:
+    """The certificate and private key the daemon serves HTTPS with."""
+
+    cert: Path
+    key: Path
+
+
+def load_tls(settings: Settings) -> TlsFiles | None:
+    """The TLS certificate and key, checked before the model loads; off loopback, TLS is
+    required unless a TLS proxy in front of the daemon terminates it (``allow_plaintext``)."""
+    if settings.tls_cert is None or settings.tls_key is None:
+        _plaintext_allowed(settings)
+        return None
+    files = TlsFiles(settings.tls_cert.expanduser(), settings.tls_key.expanduser())
+    for what, path in (("certificate", files.cert), ("private key", files.key)):
+        try:
+            path.read_bytes()
+        except OSError as exc:
+            raise ServeError(f"cannot read the TLS {what} {path}: {exc.strerror or exc}") from exc
+    try:
+        ssl.create_default_context(ssl.Purpose.CLIENT_AUTH).load_cert_chain(files.cert, files.key)
+    except ssl.SSLError as exc:
+        raise ServeError(
+            f"cannot serve HTTPS with the certificate {files.cert} and the key {files.key} "
+            f"({exc}): both must be PEM files, the key the private key of the certificate"
+        ) from exc
+    return files
+
+
+def _plaintext_allowed(settings: Settings) -> None:
+    if is_loopback(settings.host):
+        return
+    if settings.allow_plaintext:
+        log.warning(
+            "serving plain HTTP on %s (--allow-plaintext): tokens and code cross the network "
+            "unencrypted unless a TLS proxy in front of the daemon is the only way to it",
+            settings.host,
+        )
+        return
+    raise ServeError(
+        f"refusing to listen on {settings.host} without TLS: tokens and code would cross the "
+        f"network in clear text. Start with --tls-cert cert.pem --tls-key key.pem (a "
+        f"certificate for the name clients connect to, and its key; clients then use an "
+        f"https:// URL, with --ca ca.pem for a private CA), or with --allow-plaintext when a "
+        f"TLS proxy in front of the daemon terminates HTTPS, or use --host 127.0.0.1"
+    )
+
+
+def _access(settings: Settings, tokens: TokenStore | None, tls: TlsFiles | None) -> str:
+    """Who may reach the daemon and how, for its start-up lines."""
+    who = (
+        f"tokens for {len(tokens.users)} users from {settings.tokens}"
+        if tokens
+        else "loopback, no tokens"
+    )
+    if tls is not None:
+        return f"{who}, HTTPS with {tls.cert}"
+    if not is_loopback(settings.host):
+        return f"{who}, plain HTTP for a TLS proxy (--allow-plaintext)"
+    return who
+
+
 def serve(settings: Settings, announce: Callable[[str], None]) -> None:
     tokens = load_tokens(settings)
+    tls = load_tls(settings)
     sock = bind_socket(settings.host, settings.port)
     daemon = build_daemon(settings)
     runtime = daemon.runtime
@@ -81,12 +148,7 @@ def serve(settings: Settings, announce: Callable[[str], None]) -> None:
         f"flash attention {facts.flash_attn})\n"
         f"  engine   {engine.summary()}\n"
         f"  cache    {stats['path']} ({stats['entries']} entries, {runtime.cache.status})\n"
-        f"  access   "
-        + (
-            f"tokens for {len(tokens.users)} users from {settings.tokens}"
-            if tokens
-            else "loopback, no tokens"
-        )
+        f"  access   {_access(settings, tokens, tls)}"
     )
     config = uvicorn.Config(
         create_app(daemon, tokens),
@@ -94,6 +156,8 @@ def serve(settings: Settings, announce: Callable[[str], None]) -> None:
         access_log=False,
         lifespan="off",
         timeout_graceful_shutdown=5,
+        ssl_certfile=tls.cert if tls else None,
+        ssl_keyfile=tls.key if tls else None,
     )
     server = uvicorn.Server(config)
     try:

@@ -28,6 +28,9 @@ def team(tmp_path_factory: pytest.TempPathFactory):
         work,
         tokens=tokens,
         host="0.0.0.0",
+        # Plain HTTP, as behind a TLS proxy: these tests are about sharing; tests/e2e/test_tls.py
+        # has the daemon's own HTTPS.
+        allow_plaintext=True,
         url=None,
         token=users["alice"],
         queue_size=2,

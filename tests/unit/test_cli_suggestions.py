@@ -156,7 +156,14 @@ def test_serve_suggestions_start_the_daemon_where_clients_look():
     assert serve_command(load_settings()) == "`assist serve`"
     assert serve_command(load_settings(port=9123)) == "`assist serve --port 9123`"
     remote = load_settings(url="http://gpu-box.example:9300")
-    assert serve_command(remote) == "`assist serve --host 0.0.0.0 --port 9300 --tokens tokens.toml`"
+    assert serve_command(remote) == (
+        "`assist serve --host 0.0.0.0 --port 9300 --tokens tokens.toml "
+        "--tls-cert cert.pem --tls-key key.pem`"
+    )
+    local_https = load_settings(url="https://localhost:9301")
+    assert serve_command(local_https) == (
+        "`assist serve --port 9301 --tls-cert cert.pem --tls-key key.pem`"
+    )
     assert serve_command(load_settings(url=f"http://localhost:{DEFAULT_PORT}")) == "`assist serve`"
 
 

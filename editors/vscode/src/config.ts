@@ -15,6 +15,7 @@ const LOG_LEVELS: readonly LogLevel[] = ['error', 'warning', 'info', 'debug'];
 /** The object sent as `initializationOptions` and as the `assist` section of the settings. */
 export interface InitializationOptions {
   daemonUrl: string | null;
+  ca: string | null;
   autostart: boolean;
   debounceMs: number;
   maxTokens: number | null;
@@ -27,6 +28,7 @@ export interface InitializationOptions {
 
 export const DEFAULT_OPTIONS: Readonly<InitializationOptions> = Object.freeze({
   daemonUrl: null,
+  ca: null,
   autostart: true,
   debounceMs: 75,
   maxTokens: null,
@@ -155,6 +157,18 @@ class SettingsReader {
     return this.reject(key, value, 'null or an http(s) URL', null);
   }
 
+  /** A file path, or null for none. An empty string also means null. */
+  optionalPath(key: string): string | null {
+    const value = this.raw(key);
+    if (value === undefined || value === null) {
+      return null;
+    }
+    if (typeof value === 'string') {
+      return value.trim() === '' ? null : value.trim();
+    }
+    return this.reject(key, value, 'null or a file path', null);
+  }
+
   nonEmptyString(key: string, fallback: string): string {
     const value = this.raw(key);
     if (value === undefined || value === null) {
@@ -212,6 +226,7 @@ function describe(value: unknown): string {
 function readOptions(reader: SettingsReader): InitializationOptions {
   return {
     daemonUrl: reader.url('daemonUrl'),
+    ca: reader.optionalPath('ca'),
     autostart: reader.boolean('autostart', DEFAULT_OPTIONS.autostart),
     debounceMs: reader.integer('debounceMs', DEFAULT_OPTIONS.debounceMs, DEBOUNCE_RANGE),
     maxTokens: reader.optionalInteger('maxTokens', MAX_TOKENS_RANGE),

@@ -17,6 +17,7 @@ test('unset settings give the defaults and no warning', () => {
   const { options, warnings } = toInitializationOptions(source({}));
   assert.deepEqual(options, {
     daemonUrl: null,
+    ca: null,
     autostart: true,
     debounceMs: 75,
     maxTokens: null,
@@ -39,7 +40,8 @@ test('null is the same as unset, as VS Code reports a null default', () => {
 test('valid values pass through unchanged', () => {
   const { options, warnings } = toInitializationOptions(
     source({
-      daemonUrl: ' http://127.0.0.1:9000 ',
+      daemonUrl: ' https://gpu-box:9000 ',
+      ca: ' /etc/assist/ca.pem ',
       autostart: false,
       debounceMs: 0,
       maxTokens: 1024,
@@ -51,7 +53,8 @@ test('valid values pass through unchanged', () => {
     }),
   );
   assert.deepEqual(options, {
-    daemonUrl: 'http://127.0.0.1:9000',
+    daemonUrl: 'https://gpu-box:9000',
+    ca: '/etc/assist/ca.pem',
     autostart: false,
     debounceMs: 0,
     maxTokens: 1024,
@@ -70,10 +73,17 @@ test('an empty daemon URL means the local default', () => {
   assert.deepEqual(warnings, []);
 });
 
+test('an empty CA path means the system CAs', () => {
+  const { options, warnings } = toInitializationOptions(source({ ca: ' ' }));
+  assert.equal(options.ca, null);
+  assert.deepEqual(warnings, []);
+});
+
 test('each invalid value falls back to its default with one warning naming it', () => {
   const { options, warnings } = toInitializationOptions(
     source({
       daemonUrl: 'ftp://example.invalid',
+      ca: 42,
       autostart: 'yes',
       debounceMs: -5,
       maxTokens: 1.5,
@@ -85,7 +95,7 @@ test('each invalid value falls back to its default with one warning naming it', 
     }),
   );
   assert.deepEqual(options, DEFAULT_OPTIONS);
-  assert.equal(warnings.length, 9);
+  assert.equal(warnings.length, 10);
   for (const key of Object.keys(DEFAULT_OPTIONS)) {
     assert.ok(
       warnings.some((warning) => warning.startsWith(`assist.${key}: `)),
@@ -93,6 +103,7 @@ test('each invalid value falls back to its default with one warning naming it', 
     );
   }
   assert.ok(warnings.includes('assist.debounceMs: -5 is not an integer from 0 to 5000; using 75'));
+  assert.ok(warnings.includes('assist.ca: 42 is not null or a file path; using null'));
   assert.ok(
     warnings.includes('assist.logLevel: "verbose" is not one of error, warning, info, debug; using "info"'),
   );

@@ -27,9 +27,10 @@ M.defaults = {
     "build.gradle",
     "CMakeLists.txt",
   },
-  -- The server's `assist` settings (camelCase, as in the VS Code extension): daemonUrl,
-  -- autostart, debounceMs, maxTokens, inlineCompletion, completionItems, stageNotifications,
-  -- fixCandidates, logLevel. Unset keys keep the server's defaults.
+  -- The server's `assist` settings (camelCase, as in the VS Code extension): daemonUrl, ca
+  -- (the private CA of an https:// daemon), autostart, debounceMs, maxTokens, inlineCompletion,
+  -- completionItems, stageNotifications, fixCandidates, logLevel. Unset keys keep the server's
+  -- defaults.
   settings = {},
   -- Ghost text through vim.lsp.inline_completion (Neovim 0.12+); completion items otherwise.
   inline = true,
