@@ -1,10 +1,5 @@
-"""Settings of the daemon and its clients, declared once.
-
-Every field has a description; the same model yields the command-line flags
-(``--fast-max-tokens``), the environment variables (``ASSIST_FAST_MAX_TOKENS``) and the keys of
-the TOML config file (``fast_max_tokens = 32``). Precedence: flags, environment, config file,
-defaults.
-"""
+"""Settings of the daemon and its clients, declared once: flags, ``ASSIST_`` variables, TOML keys.
+Precedence: flags, environment, config file, defaults."""
 
 from __future__ import annotations
 

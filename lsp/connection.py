@@ -1,11 +1,5 @@
 """The language server's connection to the daemon: start it, stream from it, survive its loss.
-
-At the local default address a daemon that does not answer is started detached (the launcher's
-lock makes two editors start one). When the daemon goes away mid-session the user gets one
-clear message, the connection reconnects in the background (restarting a local daemon), and
-requests fail fast meanwhile instead of hanging the editor. An ``https://`` daemon's
-certificate is verified against the ``ca`` setting (else the system's CAs).
-"""
+A lost daemon is said once, reconnected in the background, and requests fail fast meanwhile."""
 
 from __future__ import annotations
 

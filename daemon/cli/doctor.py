@@ -1,8 +1,5 @@
 """``assist doctor``: check every part a completion depends on and say what to fix.
-
-Each check prints one line: ok, warn or FAIL, with the fact it found or the fix it suggests.
-The exit status is 1 when any check fails.
-"""
+One line per check (ok, warn or FAIL); exit status 1 when any check fails."""
 
 from __future__ import annotations
 

@@ -1,9 +1,5 @@
 """``assist models``: the models assist knows by name, and the state of each on this machine.
-
-For each catalogue model: its name (what ``--model`` takes), whether it is the default, whether
-its packages are installed, whether its file is assembled in the cache directory, its prompt
-format, size and licence. Nothing is loaded or assembled; ``--json`` prints the same as JSON.
-"""
+Nothing is loaded or assembled; ``--json`` prints the same as JSON."""
 
 from __future__ import annotations
 

@@ -1,8 +1,5 @@
 """``assist serve``: run the daemon in the foreground until interrupted.
-
-The one place the command line reaches the server side: ``daemon.http.serve`` is imported when
-the command runs, so that no other command loads the server, the engine or the model.
-"""
+The only command that imports the server side (``daemon.http.serve``), when it runs."""
 
 from __future__ import annotations
 

@@ -1,10 +1,5 @@
 """Read a source file named on the command line, and replace it atomically.
-
-Binary files, invalid UTF-8 and files over the size limit get one clear message each (the CLI
-turns it into exit status 2); a file over the limit is refused from its size, before it is
-read. A fix is written with ``write_atomically``: a crash at any moment leaves the old file or
-the new one.
-"""
+Binary, invalid UTF-8 and oversized files get one clear message each; a crash leaves old or new."""
 
 from __future__ import annotations
 

@@ -1,9 +1,5 @@
 """The terminal view of ``assist fix`` and ``assist complete``: each stage as it arrives.
-
-On a terminal it is a live view (rich) on stderr: the stages so far with their elapsed time, a
-spinner and the last lines of the text being generated. Elsewhere (a pipe, a log) it prints one
-line per stage. The answer itself (the diff, the completion) goes to stdout afterwards.
-"""
+A live view on a terminal's stderr, one line per stage elsewhere; the answer goes to stdout."""
 
 from __future__ import annotations
 

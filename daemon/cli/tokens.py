@@ -1,8 +1,5 @@
 """``assist tokens add|remove|list --tokens FILE``: the users of a shared daemon's tokens file.
-
-The file is the one ``assist serve --tokens FILE`` reads (the ``tokens`` setting); a running
-daemon sees additions and removals without a restart.
-"""
+A running daemon sees additions and removals without a restart."""
 
 from __future__ import annotations
 

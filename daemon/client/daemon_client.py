@@ -1,11 +1,5 @@
 """The client library of the daemon, used by the command line (and the language server).
-
-It speaks the wire protocol of ``daemon.protocol``: requests are pydantic models, answers are
-parsed into events. Errors come back as ``DaemonError`` with the daemon's own message, a
-daemon that does not answer as ``DaemonUnavailable``, and an ``https://`` daemon whose
-certificate does not verify (against ``ca`` when given, else the system's CAs) as
-``DaemonUntrusted``.
-"""
+Requests are ``daemon.protocol`` models; failures are ``DaemonError`` and its kinds."""
 
 from __future__ import annotations
 

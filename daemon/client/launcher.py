@@ -1,9 +1,5 @@
 """Find the running daemon, or start one detached and wait until it is ready.
-
-Only a daemon at the local default address is started automatically. A lock file makes two
-clients that start at the same moment (two editors, an editor and the CLI) start one daemon:
-the second waits on the lock, then finds the first one's daemon answering.
-"""
+Only at the local default address; a lock file makes two clients start one daemon."""
 
 from __future__ import annotations
 

@@ -1,10 +1,5 @@
 """The part of a large document a completion request sends: a window around the cursor.
-
-The daemon cuts every prompt to a few thousand tokens around the cursor, so sending a 50 MB
-generated or vendored file whole would only be refused (it is over the request size limit).
-Clients send this window instead: whole lines before and after the cursor, three quarters of
-the room before it, and for one enormous line (minified code) the characters around the cursor.
-"""
+Whole lines around the cursor (three quarters before it), or characters for a minified line."""
 
 from __future__ import annotations
 
