@@ -300,6 +300,11 @@ class DoneEvent(BaseModel):
     stages: list[StageName] = Field(default_factory=list, description="Stages that were sent.")
     changed: bool | None = Field(None, description="Fix: whether the document was changed.")
     verified: bool | None = Field(None, description="Whether the final text was verified.")
+    checked: bool | None = Field(
+        None,
+        description="Complete: whether a checker judged the final text; False when none knows "
+        "its language, and ``verified`` then says only that nothing failed.",
+    )
     diff: str | None = Field(None, description="Fix: unified diff from the original.")
     diagnostics: list[DiagnosticInfo] = Field(
         default_factory=list, description="Fix: the problems found in the original."

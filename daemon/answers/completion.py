@@ -18,7 +18,7 @@ from daemon.answers.gate import CacheMatch, Gate, Offer
 from daemon.answers.prepared import Completion, Preparer
 from daemon.answers.typing_index import Typed, TypingIndex, Unfinished
 from daemon.answers.warm import WindowWarmer
-from daemon.checks.verify import Verdict
+from daemon.checks.verify import Verdict, can_verify
 from daemon.engine.scheduler import Admission, Priority
 from daemon.errors import AssistError
 from daemon.observe.metrics import FeedbackRecord
@@ -151,7 +151,9 @@ class CompletionPipeline:
         language = item.language or (answer.language if answer else None)
         await self.backend.record_feedback(item.request_id, user, item.accepted, language)
         self.book.record(user, item.accepted)
-        self.backend.observe(FeedbackRecord(user, language, item.accepted))
+        self.backend.observe(
+            FeedbackRecord(user, language, item.accepted, request_id=item.request_id)
+        )
         outcome = "recorded"
         if answer is not None and not item.accepted:
             outcome = await self.backend.demote(answer.key, self.settings.evict_after_rejects)
@@ -192,7 +194,8 @@ class CompletionPipeline:
         gated = self.gate.final(
             c,
             answer,
-            Verdict(True),
+            # Only verified answers are kept; whether a checker judged it, its language says.
+            Verdict(True, checked=can_verify(c.language)),
             None,
             cached=True,
             reason=hit.finish_reason,

@@ -257,7 +257,7 @@ class DeepPath:
         assert result is not None
         if result.complete and verdict.ok:
             await self.keep(c, final, result, tokens, None)
-        yield done_event(c, final, False, result.reason, tokens, result, verdict.ok)
+        yield done_event(c, final, False, result.reason, tokens, result, verdict)
 
     def _run(
         self,

@@ -91,7 +91,7 @@ class Gate:
             reason or (result.reason if result else "stop"),
             tokens if tokens is not None else (result.tokens if result else 0),
             result,
-            verdict.ok,
+            verdict,
             cache_match,
         )
         done.confidence = answer.confidence
@@ -108,10 +108,11 @@ def done_event(
     reason: str,
     tokens: int,
     result: JobResult | None,
-    verified: bool,
+    verdict: Verdict,
     cache_match: CacheMatch | None = None,
 ) -> DoneEvent:
-    """The stream's last event: the answer, how it ended and where the time went."""
+    """The stream's last event: the answer, how it ended, whether it verified (and whether a
+    checker could tell) and where the time went."""
     now = time.perf_counter()
     if result is None:
         timings = Timings(
@@ -138,6 +139,7 @@ def done_event(
         route=c.route.kind,
         route_reason=c.route.reason,
         stages=list(c.sent),
-        verified=verified,
+        verified=verdict.ok,
+        checked=verdict.checked,
         cache_match=cache_match,
     )

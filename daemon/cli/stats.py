@@ -6,6 +6,7 @@ file itself, so yesterday's figures are there even when the daemon is not.
 
 from __future__ import annotations
 
+import sqlite3
 import sys
 import time
 from typing import Any
@@ -15,7 +16,8 @@ from daemon.client.daemon_client import DaemonClient, DaemonError, DaemonUnavail
 from daemon.observe.stats import parse_window, summarize
 from daemon.settings import Settings
 
-COLUMNS = (
+Columns = tuple[tuple[str, str, str], ...]
+COLUMNS: Columns = (
     ("requests", "requests", "{:,}"),
     ("p50_ms", "P50 ms", "{:,.0f}"),
     ("p90_ms", "P90 ms", "{:,.0f}"),
@@ -26,10 +28,21 @@ COLUMNS = (
     ("acceptance_rate", "accepted", "{:.0%}"),
     ("fix_rate", "fixed", "{:.0%}"),
 )
+# The second table: are cache hits as good as fresh answers, and how fast is the first token.
+QUALITY_COLUMNS: Columns = (
+    ("hit_acceptance_rate", "hits accepted", "{:.0%}"),
+    ("hit_feedback", "of", "{:,}"),
+    ("fresh_acceptance_rate", "fresh accepted", "{:.0%}"),
+    ("fresh_feedback", "of", "{:,}"),
+    ("verified_rate", "verified", "{:.0%}"),
+    ("unchecked", "unchecked", "{:,}"),
+    ("first_token_p90_ms", "1st token P90", "{:,.0f}"),
+    ("first_token_p99_ms", "1st token P99", "{:,.0f}"),
+)
 
 
 def _from_file(settings: Settings, window: str, by: str) -> dict[str, Any]:
-    from daemon.observe.metrics import connect
+    from daemon.observe.metrics_file import connect, read_feedback, read_requests
 
     path = settings.resolved_metrics_path
     if not path.exists():
@@ -38,17 +51,7 @@ def _from_file(settings: Settings, window: str, by: str) -> dict[str, Any]:
     since = time.time() - window_s
     conn = connect(path)
     try:
-        columns = [d[1] for d in conn.execute("PRAGMA table_info(requests)")]
-        rows = [
-            dict(zip(columns, r, strict=True))
-            for r in conn.execute("SELECT * FROM requests WHERE at >= ?", (since,))
-        ]
-        feedback = [
-            {"at": a, "user": u, "language": lang, "accepted": bool(acc)}
-            for a, u, lang, acc in conn.execute(
-                "SELECT at, user, language, accepted FROM feedback_events WHERE at >= ?", (since,)
-            )
-        ]
+        rows, feedback = read_requests(conn, since), read_feedback(conn, since)
     finally:
         conn.close()
     return summarize(rows, feedback, window_s, by)
@@ -58,26 +61,29 @@ def _cell(value: Any, pattern: str) -> str:
     return "–" if value is None else pattern.format(value)
 
 
-def print_table(figures: dict[str, Any], source: str) -> None:
+def _table(figures: dict[str, Any], title: str, columns: Columns) -> Any:
+    """One row per group and one for all, of ``columns``."""
     from rich.table import Table
 
     by = figures["by"]
-    hours = figures["window_s"] / 3600
-    title = f"assist stats: the last {hours:g} h ({source})"
     table = Table(title=title, title_justify="left")
     table.add_column(by)
     table.add_column("task")
-    for _, label, _ in COLUMNS:
+    for _, label, _ in columns:
         table.add_column(label, justify="right")
     for group in figures["groups"]:
-        table.add_row(
-            str(group[by]),
-            group["task"],
-            *(_cell(group[key], pattern) for key, _, pattern in COLUMNS),
-        )
+        cells = (_cell(group[key], pattern) for key, _, pattern in columns)
+        table.add_row(str(group[by]), group["task"], *cells)
     totals = figures["totals"]
-    table.add_row("all", "", *(_cell(totals[key], pattern) for key, _, pattern in COLUMNS))
-    console(width=None if sys.stdout.isatty() else 140).print(table)
+    table.add_row("all", "", *(_cell(totals[key], pattern) for key, _, pattern in columns))
+    return table
+
+
+def print_table(figures: dict[str, Any], source: str) -> None:
+    hours = figures["window_s"] / 3600
+    out = console(width=None if sys.stdout.isatty() else 140)
+    out.print(_table(figures, f"assist stats: the last {hours:g} h ({source})", COLUMNS))
+    out.print(_table(figures, "cache and quality", QUALITY_COLUMNS))
 
 
 def run_stats(settings: Settings, window: str, by: str, as_json: bool) -> int:
@@ -95,6 +101,10 @@ def run_stats(settings: Settings, window: str, by: str, as_json: bool) -> int:
             figures = _from_file(settings, window, by)
         except FileNotFoundError as exc:
             err(str(exc))
+            return EXIT_FAILED
+        except sqlite3.Error as exc:
+            path = settings.resolved_metrics_path
+            err(f"the metrics file {path} could not be read or upgraded ({exc})")
             return EXIT_FAILED
         source = f"file {settings.resolved_metrics_path}"
     except DaemonError as exc:

@@ -27,6 +27,7 @@ NDJSON = "application/x-ndjson"
 def observe(record: RequestRecord, event: Any) -> None:
     """Fill a request's metrics record from the events it streams."""
     if isinstance(event, StartEvent):
+        record.request_id = event.request_id
         record.route = event.route
         record.language = event.language or record.language
     elif isinstance(event, StageEvent):
@@ -41,6 +42,7 @@ def observe(record: RequestRecord, event: Any) -> None:
         record.prompt_ms, record.queue_ms = t.prompt_ms, t.queue_ms
         record.tokens, record.prompt_tokens = event.tokens, event.prompt_tokens
         record.verified, record.changed = event.verified, event.changed
+        record.checked, record.request_id = event.checked, event.request_id
         record.route = event.route or record.route
     elif isinstance(event, ErrorEvent):
         busy = event.code in (ErrorCode.REPLACED, ErrorCode.BUSY)

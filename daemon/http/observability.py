@@ -115,6 +115,7 @@ async def metrics(user: User, parts: ServedParts) -> Response:
     recorded.prometheus.queue_depth.set(runtime.engine.queue_depth)
     cache = await runtime.run_db(runtime.cache.stats)
     recorded.prometheus.cache_entries.set(cache["entries"])
+    await asyncio.to_thread(recorded.refresh_recent)
     return Response(generate_latest(recorded.prometheus.registry), media_type=CONTENT_TYPE_LATEST)
 
 

@@ -118,25 +118,50 @@ def line_chart(
     )
 
 
-def table(stats: dict[str, Any]) -> str:
+Columns = list[tuple[str, str, str]]
+SUMMARY: Columns = [
+    ("requests", "requests", ""),
+    ("p50_ms", "P50", " ms"),
+    ("p90_ms", "P90", " ms"),
+    ("p99_ms", "P99", " ms"),
+    ("first_token_p50_ms", "first token", " ms"),
+    ("tokens_per_second", "tokens/s", ""),
+    ("cache_hit_rate", "hit rate", "%"),
+    ("acceptance_rate", "accepted", "%"),
+    ("fix_rate", "fixed", "%"),
+]
+QUALITY: Columns = [
+    ("hit_acceptance_rate", "hits accepted", "%"),
+    ("hit_feedback", "of", ""),
+    ("fresh_acceptance_rate", "fresh accepted", "%"),
+    ("fresh_feedback", "of", ""),
+    ("verified_rate", "verified", "%"),
+    ("unchecked", "unchecked", ""),
+    ("first_token_p50_ms", "first token P50", " ms"),
+    ("first_token_p90_ms", "P90", " ms"),
+    ("first_token_p99_ms", "P99", " ms"),
+]
+
+
+def _cells(figures: dict[str, Any], columns: Columns) -> str:
+    return "".join(
+        f'<td data-figure="{key}">{_fmt(figures[key], unit)}</td>' for key, _, unit in columns
+    )
+
+
+def table(stats: dict[str, Any], columns: Columns = SUMMARY, table_id: str = "summary") -> str:
+    """A row per group and task, and one for all of them, of ``columns``."""
     by = stats["by"]
-    columns = [
-        ("requests", "requests", ""),
-        ("p50_ms", "P50", " ms"),
-        ("p90_ms", "P90", " ms"),
-        ("p99_ms", "P99", " ms"),
-        ("first_token_p50_ms", "first token", " ms"),
-        ("tokens_per_second", "tokens/s", ""),
-        ("cache_hit_rate", "hit rate", "%"),
-        ("acceptance_rate", "accepted", "%"),
-        ("fix_rate", "fixed", "%"),
-    ]
     head = "".join(f"<th>{label}</th>" for _, label, _ in columns)
-    rows = []
-    for group in stats["groups"]:
-        cells = "".join(f"<td>{_fmt(group[key], unit)}</td>" for key, _, unit in columns)
-        rows.append(f"<tr><td>{escape(str(group[by]))}</td><td>{group['task']}</td>{cells}</tr>")
-    return f'<table id="summary"><tr><th>{by}</th><th>task</th>{head}</tr>{"".join(rows)}</table>'
+    rows = [
+        f"<tr><td>{escape(str(group[by]))}</td><td>{group['task']}</td>"
+        f"{_cells(group, columns)}</tr>"
+        for group in stats["groups"]
+    ]
+    rows.append(f'<tr class="all"><td>all</td><td></td>{_cells(stats["totals"], columns)}</tr>')
+    return (
+        f'<table id="{table_id}"><tr><th>{by}</th><th>task</th>{head}</tr>{"".join(rows)}</table>'
+    )
 
 
 def gpu_panel(gpus: list[dict[str, Any]] | None, backend: str) -> str:
@@ -211,6 +236,11 @@ cache hit rate {_fmt(totals["cache_hit_rate"], "%")}</p>
 {line_chart("hit-rate", series, {"cache_hit_rate": "hit"}, "%", _ago(window))}
 <h2>By {escape(stats["by"])} and task</h2>
 {table(stats)}
+<h2>Cache and quality</h2>
+<p class="meta">Are cache hits accepted as often as answers the model wrote for the request; the
+share of completions whose text verified (unchecked: no checker for the language); time to
+first token of the answers the model wrote.</p>
+{table(stats, QUALITY, "quality")}
 <h2>GPU</h2>
 {gpu_panel(gpus, backend)}
 {"<h2>Backends</h2>" + backend_panel(backends) if backends else ""}

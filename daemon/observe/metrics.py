@@ -1,13 +1,12 @@
 """One record per request, kept in SQLite, and the Prometheus view of the same records.
-A thread of its own writes the records, so a request's hot path only puts one on a queue.
+A thread of its own writes the records and warns when latency, hits or acceptance slip.
 """
 
 from __future__ import annotations
 
-import contextlib
 import json
 import logging
-import os
+import math
 import queue
 import sqlite3
 import threading
@@ -19,8 +18,15 @@ from typing import Any
 
 from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram
 
+from daemon.observe import metrics_file
+from daemon.observe.metrics_file import REQUEST_COLUMNS, connect
+from daemon.observe.quality import ALERT_WINDOW_S, HitAlarm, acceptance_split
+from daemon.observe.stats import percentile
+
 log = logging.getLogger(__name__)
 
+# The quantiles of time to first token /metrics shows over the recent window.
+QUANTILES = (0.5, 0.9, 0.99)
 LATENCY_BUCKETS = (0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.0, 5.0, 10.0, 30.0, 60.0)
 _BATCH = 500
 _FLUSH_S = 0.25
@@ -53,6 +59,8 @@ class RequestRecord:
     verified: bool | None = None
     changed: bool | None = None
     error_code: str | None = None
+    request_id: str | None = None
+    checked: bool | None = None  # False: no checker for the language judged ``verified``
 
 
 @dataclass
@@ -61,71 +69,7 @@ class FeedbackRecord:
     language: str | None
     accepted: bool
     at: float = field(default_factory=time.time)
-
-
-_SCHEMA = """
-CREATE TABLE IF NOT EXISTS requests (
-    id INTEGER PRIMARY KEY,
-    at REAL NOT NULL,
-    task TEXT NOT NULL,
-    language TEXT,
-    path TEXT,
-    user TEXT NOT NULL,
-    outcome TEXT NOT NULL,
-    route TEXT,
-    finish_reason TEXT,
-    cached INTEGER NOT NULL,
-    cache_match TEXT,
-    total_ms REAL,
-    first_token_ms REAL,
-    prompt_ms REAL,
-    queue_ms REAL,
-    tokens INTEGER NOT NULL,
-    prompt_tokens INTEGER NOT NULL,
-    stages TEXT,
-    verified INTEGER,
-    changed INTEGER,
-    error_code TEXT
-);
-CREATE INDEX IF NOT EXISTS requests_at ON requests (at);
-CREATE TABLE IF NOT EXISTS feedback_events (
-    at REAL NOT NULL, user TEXT NOT NULL, language TEXT, accepted INTEGER NOT NULL
-);
-CREATE INDEX IF NOT EXISTS feedback_events_at ON feedback_events (at);
-"""
-_COLUMNS = [
-    "at",
-    "task",
-    "language",
-    "path",
-    "user",
-    "outcome",
-    "route",
-    "finish_reason",
-    "cached",
-    "cache_match",
-    "total_ms",
-    "first_token_ms",
-    "prompt_ms",
-    "queue_ms",
-    "tokens",
-    "prompt_tokens",
-    "stages",
-    "verified",
-    "changed",
-    "error_code",
-]
-
-
-def connect(path: Path) -> sqlite3.Connection:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    if not path.exists():
-        os.close(os.open(path, os.O_WRONLY | os.O_CREAT, 0o600))
-    conn = sqlite3.connect(path, timeout=5, check_same_thread=False, isolation_level=None)
-    conn.execute("PRAGMA journal_mode = WAL")
-    conn.execute("PRAGMA synchronous = NORMAL")
-    conn.executescript(_SCHEMA)
-    return conn
+    request_id: str | None = None  # the answer's, as its events carried it
 
 
 def _row(record: RequestRecord) -> tuple[Any, ...]:
@@ -133,7 +77,7 @@ def _row(record: RequestRecord) -> tuple[Any, ...]:
         (json.dumps(record.stages) if record.stages else None)
         if column == "stages"
         else getattr(record, column)
-        for column in _COLUMNS
+        for column in REQUEST_COLUMNS
     )
 
 
@@ -155,7 +99,17 @@ class PrometheusView:
         )
         self.errors = Counter("assist_errors", "Requests that failed", ["task", "code"], registry=r)
         self.feedback = Counter(
-            "assist_feedback", "Answers accepted or rejected", ["language", "accepted"], registry=r
+            "assist_feedback",
+            "Answers accepted or rejected; answer: a cache hit, fresh, or unlinked (not known)",
+            ["language", "accepted", "answer"],
+            registry=r,
+        )
+        self.verdicts = Counter(
+            "assist_completion_verdicts",
+            "Completions answered, by whether their final text verified (unchecked: no checker "
+            "for the language)",
+            ["language", "verdict"],
+            registry=r,
         )
         self.fixes = Counter("assist_fixes", "Repairs by result", ["result"], registry=r)
         self.latency = Histogram(
@@ -170,6 +124,21 @@ class PrometheusView:
             "Time from a request's arrival to its first token",
             ["task", "language"],
             buckets=LATENCY_BUCKETS,
+            registry=r,
+        )
+        window = f"{ALERT_WINDOW_S / 60:.0f} min"
+        self.recent_first_token = Gauge(
+            "assist_first_token_recent_seconds",
+            f"Time to first token of the completions the model wrote in the last {window}, by "
+            "quantile (nearest rank of the records)",
+            ["quantile"],
+            registry=r,
+        )
+        self.recent_acceptance = Gauge(
+            "assist_acceptance_recent_ratio",
+            f"Share of feedback in the last {window} that accepted the answer, on cache hits "
+            "and on fresh answers",
+            ["answer"],
             registry=r,
         )
         self.queue_depth = Gauge("assist_queue_depth", "Jobs waiting for the model", registry=r)
@@ -196,6 +165,11 @@ class PrometheusView:
         if record.first_token_ms is not None and record.outcome == "done":
             seconds = record.first_token_ms / 1000
             self._child(self.first_token, record.task, language).observe(seconds)
+        if record.task == "complete" and record.outcome == "done" and record.verified is not None:
+            verdict = "verified" if record.verified else "failed"
+            if record.checked is False:
+                verdict = "unchecked"
+            self._child(self.verdicts, language, verdict).inc()
         if record.task == "fix" and record.outcome == "done":
             if record.changed:
                 result = "fixed"
@@ -205,16 +179,32 @@ class PrometheusView:
                 result = "not_fixed"
             self.fixes.labels(result).inc()
 
-    def observe_feedback(self, record: FeedbackRecord) -> None:
-        self.feedback.labels(record.language or "unknown", str(record.accepted).lower()).inc()
+    def observe_feedback(self, record: FeedbackRecord, cached: bool | None) -> None:
+        """A feedback event, and whether the answer it concerns was a cache hit (None: not
+        known)."""
+        answer = "unlinked" if cached is None else ("hit" if cached else "fresh")
+        language = record.language or "unknown"
+        self.feedback.labels(language, str(record.accepted).lower(), answer).inc()
+
+    def show_recent(self, split: dict[str, Any], first_tokens: list[float]) -> None:
+        """The recent figures: acceptance per side (``acceptance_split``), and time to first
+        token's quantiles (NaN where there is nothing to measure)."""
+        for answer in ("hit", "fresh"):
+            rate = split[f"{answer}_acceptance_rate"]
+            self.recent_acceptance.labels(answer).set(math.nan if rate is None else rate)
+        for quantile in QUANTILES:
+            value = percentile(first_tokens, quantile)
+            seconds = math.nan if value is None else value / 1000
+            self.recent_first_token.labels(f"{quantile:g}").set(seconds)
 
 
 class MetricsRecorder:
     """The API hands each finished request's record here; a thread of its own writes records in
     batches and updates the Prometheus collectors, so the request's hot path only puts a small
     object on a queue. Records are bounded by age and count. The same thread watches the recent
-    fast-path completions and the cache hit rate and warns in the daemon's log when the P99
-    goes over its threshold or the hit rate under its floor."""
+    fast-path completions, the cache hit rate and the acceptance of cache hits, and warns in the
+    daemon's log when the P99 goes over its threshold, the hit rate under its floor, or hits are
+    accepted clearly less often than fresh answers (``daemon.observe.quality``)."""
 
     def __init__(
         self,
@@ -236,6 +226,7 @@ class MetricsRecorder:
         self._queue: queue.Queue[Any] = queue.Queue(maxsize=_QUEUE)
         self._recent: deque[tuple[float, float | None, bool]] = deque(maxlen=5000)
         self._warned: dict[str, float] = {}
+        self._alarm = HitAlarm()
         self._written = 0
         self._conn = connect(path)
         self._lock = threading.Lock()
@@ -277,56 +268,38 @@ class MetricsRecorder:
             if time.monotonic() - last_check >= self.check_s:
                 last_check = time.monotonic()
                 self._watch()
+                self._watch_hits()
 
     def _write(self, batch: list[Any]) -> None:
         requests = [r for r in batch if isinstance(r, RequestRecord)]
         feedback = [r for r in batch if isinstance(r, FeedbackRecord)]
+        answers: list[bool | None] = [None] * len(feedback)
         try:
             with self._lock:
-                conn = self._conn
-                conn.execute("BEGIN")
-                conn.executemany(
-                    f"INSERT INTO requests ({', '.join(_COLUMNS)}) "
-                    f"VALUES ({', '.join('?' for _ in _COLUMNS)})",
-                    [_row(r) for r in requests],
-                )
-                conn.executemany(
-                    "INSERT INTO feedback_events (at, user, language, accepted) "
-                    "VALUES (?, ?, ?, ?)",
-                    [(f.at, f.user, f.language, int(f.accepted)) for f in feedback],
-                )
-                conn.execute("COMMIT")
+                rows = [(f.at, f.user, f.language, int(f.accepted), f.request_id) for f in feedback]
+                metrics_file.insert(self._conn, [_row(r) for r in requests], rows)
+                # Which answers the feedback concerns (their records are written by now).
+                answers = [
+                    metrics_file.answer_was_cached(self._conn, f.request_id) for f in feedback
+                ]
             self._written += len(requests)
             if self._written >= 1000:
                 self._written = 0
-                self._prune()
+                with self._lock:
+                    before = time.time() - self.retention_s
+                    metrics_file.prune(self._conn, before, self.max_rows)
         except sqlite3.Error as exc:
             log.warning("metrics could not be written (%s); %d records lost", exc, len(batch))
-            with contextlib.suppress(sqlite3.Error):
-                self._conn.execute("ROLLBACK")
+        for item in requests:
+            self.prometheus.observe(item)
+            if item.task == "complete" and item.outcome == "done":
+                fast = item.route == "fast" and not item.cached
+                self._recent.append((item.at, item.total_ms if fast else None, item.cached))
+        for mark, cached in zip(feedback, answers, strict=True):
+            self.prometheus.observe_feedback(mark, cached)
         for item in batch:
-            if isinstance(item, RequestRecord):
-                self.prometheus.observe(item)
-                if item.task == "complete" and item.outcome == "done":
-                    fast = item.route == "fast" and not item.cached
-                    self._recent.append((item.at, item.total_ms if fast else None, item.cached))
-            elif isinstance(item, FeedbackRecord):
-                self.prometheus.observe_feedback(item)
-            elif isinstance(item, threading.Event):
+            if isinstance(item, threading.Event):
                 item.set()
-
-    def _prune(self) -> None:
-        with self._lock:
-            self._conn.execute(
-                "DELETE FROM requests WHERE at < ?", (time.time() - self.retention_s,)
-            )
-            self._conn.execute(
-                "DELETE FROM requests WHERE id <= (SELECT max(id) FROM requests) - ?",
-                (self.max_rows,),
-            )
-            self._conn.execute(
-                "DELETE FROM feedback_events WHERE at < ?", (time.time() - self.retention_s,)
-            )
 
     def _watch(self) -> None:
         since = time.time() - _WATCH_S
@@ -350,6 +323,18 @@ class MetricsRecorder:
                     f"(setting hit_rate_floor)",
                 )
 
+    def _watch_hits(self) -> None:
+        """Warn, at most once every ``ALERT_EVERY_S``, when cache hits are accepted clearly less
+        often than fresh answers (``daemon.observe.quality``)."""
+        try:
+            split = self.refresh_recent()
+        except sqlite3.Error as exc:
+            log.warning("metrics could not be read to check cache hits (%s)", exc)
+            return
+        line = self._alarm.check(split, time.monotonic())
+        if line is not None:
+            log.warning("%s", line)
+
     def _warn(self, what: str, message: str) -> None:
         now = time.monotonic()
         if now - self._warned.get(what, -_WARN_EVERY_S) >= _WARN_EVERY_S:
@@ -359,20 +344,23 @@ class MetricsRecorder:
     # -- readers ---------------------------------------------------------------------------
     def rows(self, since: float) -> list[dict[str, Any]]:
         with self._lock:
-            cursor = self._conn.execute(
-                f"SELECT {', '.join(_COLUMNS)} FROM requests WHERE at >= ? ORDER BY at", (since,)
-            )
-            return [dict(zip(_COLUMNS, row, strict=True)) for row in cursor]
+            return metrics_file.read_requests(self._conn, since)
 
     def feedback_rows(self, since: float) -> list[dict[str, Any]]:
+        """Feedback events, each with whether its answer was a cache hit (``read_feedback``)."""
         with self._lock:
-            cursor = self._conn.execute(
-                "SELECT at, user, language, accepted FROM feedback_events WHERE at >= ?", (since,)
-            )
-            return [
-                {"at": a, "user": u, "language": lang, "accepted": bool(acc)}
-                for a, u, lang, acc in cursor
-            ]
+            return metrics_file.read_feedback(self._conn, since)
+
+    def refresh_recent(self) -> dict[str, Any]:
+        """The last ``ALERT_WINDOW_S``: acceptance of cache hits and of fresh answers
+        (``acceptance_split``), returned, and shown with time to first token on /metrics."""
+        since = time.time() - ALERT_WINDOW_S
+        with self._lock:
+            feedback = metrics_file.read_feedback(self._conn, since)
+            first_tokens = metrics_file.fresh_first_tokens(self._conn, since)
+        split = acceptance_split(feedback)
+        self.prometheus.show_recent(split, first_tokens)
+        return split
 
     def close(self) -> None:
         self.flush()

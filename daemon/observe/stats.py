@@ -9,6 +9,8 @@ import time
 from collections import defaultdict
 from typing import Any
 
+from daemon.observe.quality import acceptance_split
+
 # Latency buckets of the heat map: label, upper bound in ms.
 HEAT_BUCKETS = (
     ("0–100 ms", 100.0),
@@ -65,6 +67,8 @@ def _figures(rows: list[dict[str, Any]], feedback: list[dict[str, Any]]) -> dict
         "p90_ms": percentile(latencies, 0.90),
         "p99_ms": percentile(latencies, 0.99),
         "first_token_p50_ms": percentile(first, 0.50),
+        "first_token_p90_ms": percentile(first, 0.90),
+        "first_token_p99_ms": percentile(first, 0.99),
         "tokens_per_second": round(tokens / (decode_ms / 1000), 1) if decode_ms > 0 else None,
         "cache_hits": sum(1 for r in answered if r["cached"]),
         "cache_hit_rate": round(sum(1 for r in answered if r["cached"]) / len(answered), 4)
@@ -74,6 +78,21 @@ def _figures(rows: list[dict[str, Any]], feedback: list[dict[str, Any]]) -> dict
         "acceptance_rate": round(accepted / len(feedback), 4) if feedback else None,
         "fixes": len(repairable),
         "fix_rate": round(len(fixed) / len(repairable), 4) if repairable else None,
+        **acceptance_split(feedback),
+        **_verification(answered),
+    }
+
+
+def _verification(answered: list[dict[str, Any]]) -> dict[str, Any]:
+    """Of the completions answered: the share whose final text verified, among those a checker
+    could judge, and how many none could (no parser for their language). Records from before
+    ``checked`` was recorded count as judged."""
+    completions = [r for r in answered if r["task"] == "complete" and r["verified"] is not None]
+    judged = [r for r in completions if r["checked"] is None or r["checked"]]
+    verified = sum(1 for r in judged if r["verified"])
+    return {
+        "verified_rate": round(verified / len(judged), 4) if judged else None,
+        "unchecked": len(completions) - len(judged),
     }
 
 

@@ -52,7 +52,8 @@ def scripted(tmp_path_factory: pytest.TempPathFactory):
     with httpx.Client(base_url=daemon.url, timeout=120, trust_env=False) as http:
         repeated = complete_body(unique(LOAD_CONFIG) + "data = ", mode="fast", language="python")
         first = stream(http, "/v1/complete", repeated)[-1]
-        stream(http, "/v1/complete", repeated)  # a cache hit
+        hit = stream(http, "/v1/complete", repeated)[-1]  # a cache hit
+        assert isinstance(hit, DoneEvent) and hit.cached
         sent[("python", "complete")] += 2
         for i in range(20):  # enough fast-path completions for the watch to judge
             body = complete_body(unique(LOAD_CONFIG) + f"value_{i} = ", mode="fast", max_tokens=2)
@@ -70,8 +71,10 @@ def scripted(tmp_path_factory: pytest.TempPathFactory):
         assert fixed[-1].changed is True
         stream(http, "/v1/fix", {"text": "x = 1\n", "path": "ok.py"})
         sent[("python", "fix")] += 2
-        assert isinstance(first, DoneEvent)
+        assert isinstance(first, DoneEvent) and not first.cached
+        # The fresh answer accepted, the cache hit rejected, and an answer no request had.
         http.post("/v1/feedback", json={"request_id": first.request_id, "accepted": True})
+        http.post("/v1/feedback", json={"request_id": hit.request_id, "accepted": False})
         http.post(
             "/v1/feedback",
             json={"request_id": "someone-else", "accepted": False, "language": "python"},
@@ -90,7 +93,7 @@ def test_stats_count_every_request_by_language_and_task(scripted):
     python = groups[("python", "complete")]
     assert python["cache_hits"] == 1
     assert python["p50_ms"] <= python["p90_ms"] <= python["p99_ms"]
-    assert python["acceptance_rate"] == 0.5
+    assert python["acceptance_rate"] == round(1 / 3, 4)
     fixes = groups[("python", "fix")]
     assert fixes["fixes"] == 1 and fixes["fix_rate"] == 1.0  # "nothing to fix" is not a repair
     heat = stats["heatmap"]["rows"]
@@ -121,43 +124,82 @@ def test_metrics_agree_with_stats(scripted):
     assert values[hits] == groups[("python", "complete")]["cache_hits"] == 1
     assert values['assist_fixes_total{result="fixed"}'] == 1
     assert values['assist_fixes_total{result="nothing_to_fix"}'] == 1
-    assert values['assist_feedback_total{accepted="true",language="python"}'] == 1
-    assert values['assist_feedback_total{accepted="false",language="python"}'] == 1
+    feedback = 'assist_feedback_total{{accepted="{}",answer="{}",language="python"}}'
+    assert values[feedback.format("true", "fresh")] == 1
+    assert values[feedback.format("false", "hit")] == 1
+    assert values[feedback.format("false", "unlinked")] == 1
     latency = 'assist_request_seconds_count{language="python",route="fast",task="complete"}'
     assert values[latency] == sent[("python", "complete")]
 
 
+def assist_stats(daemon, *args: str) -> subprocess.CompletedProcess[str]:
+    """`assist stats ARGS` against the daemon, as a user runs it."""
+    command = [sys.executable, "-m", "daemon.cli", "stats", *args]
+    return subprocess.run(
+        [*command, "--port", str(daemon.settings.port)], capture_output=True, text=True, timeout=60
+    )
+
+
 def test_the_cli_prints_the_same_figures(scripted):
     daemon, _ = scripted
-    out = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "daemon.cli",
-            "stats",
-            "--json",
-            "--window",
-            "1h",
-            "--port",
-            str(daemon.settings.port),
-        ],
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
+    out = assist_stats(daemon, "--json", "--window", "1h")
     assert out.returncode == 0, out.stderr
     cli = json.loads(out.stdout)
     with httpx.Client(base_url=daemon.url, trust_env=False, timeout=60) as http:
         api = http.get("/v1/stats", params={"window": "1h"}).json()
     assert cli["groups"] == api["groups"]
     assert cli["totals"] == api["totals"]
-    table = subprocess.run(
-        [sys.executable, "-m", "daemon.cli", "stats", "--port", str(daemon.settings.port)],
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
+    table = assist_stats(daemon)
     assert table.returncode == 0 and "javascript" in table.stdout and "python" in table.stdout
+
+
+def test_cache_and_quality_figures_agree_in_every_view(scripted):
+    """Hits against fresh answers, completions verified, first token's tail: /v1/stats,
+    /metrics and `assist stats` show the same figures of the same requests."""
+    daemon, sent = scripted
+    with httpx.Client(base_url=daemon.url, trust_env=False, timeout=60) as http:
+        stats = http.get("/v1/stats", params={"window": "1h"}).json()
+        values = prometheus_values(http.get("/metrics").text)
+    groups = {(g["language"], g["task"]): g for g in stats["groups"]}
+    python = groups[("python", "complete")]
+    assert python["hit_feedback"] == 1 and python["hit_acceptance_rate"] == 0.0
+    assert python["fresh_feedback"] == 1 and python["fresh_acceptance_rate"] == 1.0
+    assert python["unlinked_feedback"] == 1
+    assert groups[("python", "fix")]["verified_rate"] is None  # a figure of completions
+    for language in ("python", "javascript"):
+        group = groups[(language, "complete")]
+        verdicts = {
+            verdict: values.get(
+                f'assist_completion_verdicts_total{{language="{language}",verdict="{verdict}"}}',
+                0.0,
+            )
+            for verdict in ("verified", "failed", "unchecked")
+        }
+        assert sum(verdicts.values()) == sent[(language, "complete")]
+        assert verdicts["unchecked"] == group["unchecked"] == 0  # both have a parser here
+        judged = verdicts["verified"] + verdicts["failed"]
+        assert group["verified_rate"] == round(verdicts["verified"] / judged, 4)
+        assert group["first_token_p50_ms"] <= group["first_token_p90_ms"]
+        assert group["first_token_p90_ms"] <= group["first_token_p99_ms"]
+    assert values['assist_acceptance_recent_ratio{answer="hit"}'] == 0.0
+    assert values['assist_acceptance_recent_ratio{answer="fresh"}'] == 1.0
+    # Under 100 answers each, P99 is the slowest first token: of all completions, the slower
+    # of the two languages'.
+    slowest = max(
+        groups[(lang, "complete")]["first_token_p99_ms"] for lang in ("python", "javascript")
+    )
+    recent = values['assist_first_token_recent_seconds{quantile="0.99"}']
+    assert recent == pytest.approx(slowest / 1000)
+
+    table = assist_stats(daemon, "--window", "1h")
+    assert table.returncode == 0, table.stderr
+    assert "cache and quality" in table.stdout
+    as_json = assist_stats(daemon, "--json", "--window", "1h")
+    assert as_json.returncode == 0, as_json.stderr
+    figures = {(g["language"], g["task"]): g for g in json.loads(as_json.stdout)["groups"]}
+    for key in ("hit_acceptance_rate", "fresh_acceptance_rate", "verified_rate"):
+        assert figures[("python", "complete")][key] == python[key], key
+    assert figures[("python", "complete")]["first_token_p99_ms"] == python["first_token_p99_ms"]
 
 
 def test_slow_p99_and_a_low_hit_rate_are_warned_about(scripted):

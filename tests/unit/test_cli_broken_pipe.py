@@ -16,7 +16,7 @@ import pytest
 
 from daemon.cli.output import EXIT_BROKEN_PIPE
 from daemon.client.launcher import free_port
-from daemon.observe.metrics import connect
+from daemon.observe.metrics_file import connect
 from daemon.store.result_cache import ResultCache
 from daemon.tokens import write_users
 

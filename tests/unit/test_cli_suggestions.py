@@ -37,6 +37,7 @@ SUGGESTIONS = {
     ("daemon/cli/tokens.py", "assist tokens {action} NAME --tokens {file}"),
     ("daemon/cli/tokens.py", "assist tokens list --tokens {file}"),
     ("daemon/cli/doctor.py", "assist cache clear{daemon_flags(settings)}{named}"),
+    ("daemon/observe/quality.py", "assist cache clear"),
     ("daemon/client/launcher.py", "assist serve{flags}"),
     ("daemon/settings.py", "assist models"),
     ("models/resolve.py", "assist models"),

@@ -76,6 +76,8 @@ def test_the_dashboard_renders_with_and_without_data():
             "tokens": 5,
             "verified": True,
             "changed": None,
+            "request_id": "r1",
+            "checked": True,
         },
     ]
     full = render(

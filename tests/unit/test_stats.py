@@ -24,6 +24,8 @@ def row(**over):
         "tokens": 11,
         "verified": True,
         "changed": None,
+        "request_id": None,
+        "checked": True,
     }
     base.update(over)
     return base
@@ -59,8 +61,8 @@ def test_summary_groups_rates_and_heat():
         row(at=NOW - 7200),  # outside the window
     ]
     feedback = [
-        {"at": NOW - 5, "user": "alice", "language": "python", "accepted": True},
-        {"at": NOW - 5, "user": "alice", "language": "python", "accepted": False},
+        {"at": NOW - 5, "user": "alice", "language": "python", "accepted": True, "cached": None},
+        {"at": NOW - 5, "user": "alice", "language": "python", "accepted": False, "cached": None},
     ]
     stats = summarize(rows, feedback, 3600, now=NOW)
     groups = {(g["language"], g["task"]): g for g in stats["groups"]}
