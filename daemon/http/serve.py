@@ -11,7 +11,7 @@ from collections.abc import Callable
 import uvicorn
 
 from daemon.http.app import create_app
-from daemon.http.assembly import build_daemon
+from daemon.http.assembly import Daemon, build_daemon
 from daemon.settings import Settings, is_loopback
 from daemon.tokens import TokensError, TokenStore
 
@@ -60,10 +60,9 @@ def load_tokens(settings: Settings) -> TokenStore | None:
         raise ServeError(str(exc)) from exc
 
 
-def serve(settings: Settings, announce: Callable[[str], None]) -> None:
-    tokens = load_tokens(settings)
-    sock = bind_socket(settings.host, settings.port)
-    daemon = build_daemon(settings)
+def startup_lines(daemon: Daemon, tokens: TokenStore | None) -> str:
+    """Where the daemon listens and what it runs on: model, backend, engine, memory, cache."""
+    settings = daemon.settings
     runtime = daemon.runtime
     facts = runtime.model.facts
     stats = runtime.cache.stats()
@@ -71,23 +70,32 @@ def serve(settings: Settings, announce: Callable[[str], None]) -> None:
         offload = f"{facts.n_gpu_layers} of {facts.n_layers} layers on the GPU"
     else:
         offload = "no GPU offload in this llama.cpp build"
-    engine = runtime.engine
-    announce(
-        f"assist daemon listening on {settings.daemon_url} (pid {os.getpid()})\n"
-        f"  model    {facts.name} [{facts.source}] {facts.path}\n"
-        f"  format   {facts.prompt_format}, context {facts.n_ctx} tokens, "
-        f"loaded in {facts.load_seconds:.2f} s\n"
-        f"  backend  {facts.backend} ({offload}, {facts.n_threads} threads, "
-        f"flash attention {facts.flash_attn})\n"
-        f"  engine   {engine.summary()}\n"
-        f"  cache    {stats['path']} ({stats['entries']} entries, {runtime.cache.status})\n"
-        f"  access   "
-        + (
-            f"tokens for {len(tokens.users)} users from {settings.tokens}"
-            if tokens
-            else "loopback, no tokens"
-        )
+    access = (
+        f"tokens for {len(tokens.users)} users from {settings.tokens}"
+        if tokens
+        else "loopback, no tokens"
     )
+    lines = [
+        f"assist daemon listening on {settings.daemon_url} (pid {os.getpid()})",
+        f"  model    {facts.name} [{facts.source}] {facts.path}",
+        f"  format   {facts.prompt_format}, context {facts.n_ctx} tokens, "
+        f"loaded in {facts.load_seconds:.2f} s",
+        f"  backend  {facts.backend} ({offload}, {facts.n_threads} threads, "
+        f"flash attention {facts.flash_attn})",
+        f"  engine   {runtime.engine.summary()}",
+    ]
+    if daemon.sizing is not None:
+        lines.append(f"  memory   {daemon.sizing.line()}")
+    lines.append(f"  cache    {stats['path']} ({stats['entries']} entries, {runtime.cache.status})")
+    lines.append(f"  access   {access}")
+    return "\n".join(lines)
+
+
+def serve(settings: Settings, announce: Callable[[str], None]) -> None:
+    tokens = load_tokens(settings)
+    sock = bind_socket(settings.host, settings.port)
+    daemon = build_daemon(settings)
+    announce(startup_lines(daemon, tokens))
     config = uvicorn.Config(
         create_app(daemon, tokens),
         log_level="warning",
