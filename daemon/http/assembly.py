@@ -26,7 +26,7 @@ from daemon.repair.pipeline import RepairPipeline
 from daemon.settings import Settings
 from daemon.store.result_cache import ResultCache
 from daemon.tasks import BackgroundTasks
-from models.loaded import LoadedModel
+from models.loaded import THINKING_MARKERS, LoadedModel
 from models.resolve import ModelNotFound, ResolvedModel, resolve_model
 
 
@@ -145,6 +145,7 @@ def remote_engine(
         settings.backend_limit,
         check_s=settings.backend_check_s,
         api_key=settings.backend_api_key,
+        markers=THINKING_MARKERS,
     )
     up = pool.check_all()
     served = sorted({s.model_id for s in pool.servers if s.model_id})

@@ -1,7 +1,8 @@
 """The remote servers together: health checks, routing, and the bound on each one's requests.
 
 A thread checks every remote server every ``check_s`` seconds: a server that does not answer is
-taken out, one that answers again is put back. A request takes a place on one server
+taken out, one that answers again is put back (a server's first check also learns the ids of the
+thinking markers it is told never to write: ``markers``). A request takes a place on one server
 (``acquire``): among the servers that are up and below their limit, the one that holds the
 longest prefix of its prompt (``daemon.engine.remote.routing``) when that is most of it, then
 the least busy, then a stable hash of the document's opening. ``room`` tells the dispatcher
@@ -32,6 +33,7 @@ class BackendPool:
         limit: int,
         check_s: float = 2.0,
         api_key: str | None = None,
+        markers: Sequence[str] = (),
     ) -> None:
         if not urls:
             raise ValueError("a pool needs at least one backend")
@@ -39,7 +41,7 @@ class BackendPool:
         self._client = httpx.Client(
             limits=httpx.Limits(max_connections=total + len(urls), max_keepalive_connections=total)
         )
-        self.servers = [RemoteServer(url, limit, self._client, api_key) for url in urls]
+        self.servers = [RemoteServer(url, limit, self._client, api_key, markers) for url in urls]
         self.check_s = check_s
         self._changed = threading.Condition()
         self._closed = threading.Event()
