@@ -387,4 +387,9 @@ class Health(BaseModel):
     workspace: str | None = Field(
         None, description="The folder whose profile drop-in requests without one are given."
     )
+    sizing: dict[str, Any] | None = Field(
+        None,
+        description="How parallel, kv_slots and n_ctx were chosen: sized to the GPU's memory "
+        "(the device's and the model's figures), or why the settings were kept as they are.",
+    )
     pid: int

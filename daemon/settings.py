@@ -92,7 +92,12 @@ class Settings(BaseSettings):
     prompt_format: str | None = Field(
         None, description="Force a prompt format (qwen2.5-coder, codegemma, plain, ...)."
     )
-    n_ctx: int = Field(4096, ge=256, description="Context window of the model in tokens.")
+    n_ctx: int = Field(
+        4096,
+        ge=256,
+        description="Context window of each document in tokens (on a GPU, lowered at start if "
+        "its memory is short, unless given).",
+    )
     n_batch: int = Field(512, ge=8, description="Prompt tokens evaluated per decode call.")
     n_threads: int | None = Field(
         None, ge=1, description="CPU threads; defaults to the CPUs this process may run on."
@@ -171,14 +176,23 @@ class Settings(BaseSettings):
         ge=1,
         le=64,
         description="Jobs the engine decodes together (continuous batching); each may use "
-        "n_ctx tokens of the KV cache.",
+        "n_ctx tokens of the KV cache. On a GPU, sized to its memory unless given.",
     )
     kv_slots: int = Field(
         8,
         ge=1,
         le=128,
         description="Sequences kept in the model's KV cache: recently active documents keep "
-        "their prompt evaluated (at least 'parallel'; the least recently used give way).",
+        "their prompt evaluated (at least 'parallel'; the least recently used give way). On a "
+        "GPU, sized to its memory unless given.",
+    )
+    gpu_memory_share: float = Field(
+        0.8,
+        gt=0,
+        le=1,
+        description="On a GPU: the share of the device's free memory the daemon may use; "
+        "parallel, kv_slots and n_ctx are sized at start to fit in it (those given explicitly "
+        "are kept).",
     )
     reuse_after_edit: bool = Field(
         False,

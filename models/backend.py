@@ -1,10 +1,14 @@
-"""What llama.cpp was built with: its compute backends (CUDA, Metal, CPU), GPU offload, logs."""
+"""What llama.cpp was built with: its compute backends (CUDA, Metal, CPU), GPU offload, logs.
+
+And the GPUs it sees, with their memory (``gpu_devices``), for sizing the engine at start.
+"""
 
 from __future__ import annotations
 
 import ctypes
 import logging
 import os
+from dataclasses import dataclass
 
 import llama_cpp
 
@@ -51,6 +55,55 @@ def active_backend() -> str:
         backends = compiled_backends()
         return backends[0] if backends else "GPU"
     return "CPU"
+
+
+@dataclass(frozen=True)
+class DeviceFigures:
+    """One GPU as llama.cpp's backend sees it (``ggml_backend_dev_memory``)."""
+
+    name: str
+    free_bytes: int
+    total_bytes: int
+
+
+# ggml_backend_dev_type: a GPU with memory of its own (not the CPU, an integrated GPU sharing the
+# host's memory, or an accelerator that works beside the CPU).
+_GGML_DEVICE_GPU = 1
+
+
+def gpu_devices() -> list[DeviceFigures]:
+    """The GPUs llama.cpp would place the model on, with their free and total memory; empty on
+    a build without a GPU backend, or where llama.cpp's device functions cannot be reached."""
+    try:
+        lib = _device_functions()
+        found = []
+        for index in range(lib.ggml_backend_dev_count()):
+            device = lib.ggml_backend_dev_get(index)
+            if lib.ggml_backend_dev_type(device) != _GGML_DEVICE_GPU:
+                continue
+            free, total = ctypes.c_size_t(), ctypes.c_size_t()
+            lib.ggml_backend_dev_memory(device, ctypes.byref(free), ctypes.byref(total))
+            name = bool_safe_decode(lib.ggml_backend_dev_description(device) or b"GPU")
+            found.append(DeviceFigures(name, int(free.value), int(total.value)))
+        return found
+    except (AttributeError, OSError, ImportError) as exc:
+        log.debug("llama.cpp's device figures are not available: %s", exc)
+        return []
+
+
+def _device_functions() -> ctypes.CDLL:
+    """ggml's device functions (in the ggml library llama-cpp-python loads), typed."""
+    from llama_cpp._ggml import libggml as lib
+
+    pointer, size = ctypes.c_void_p, ctypes.c_size_t
+    lib.ggml_backend_dev_count.restype = size
+    lib.ggml_backend_dev_get.argtypes, lib.ggml_backend_dev_get.restype = [size], pointer
+    lib.ggml_backend_dev_type.argtypes, lib.ggml_backend_dev_type.restype = [pointer], ctypes.c_int
+    lib.ggml_backend_dev_description.argtypes = [pointer]
+    lib.ggml_backend_dev_description.restype = ctypes.c_char_p
+    lib.ggml_backend_dev_memory.argtypes = [pointer, ctypes.POINTER(size), ctypes.POINTER(size)]
+    lib.ggml_backend_dev_memory.restype = None
+    return lib
 
 
 def cpu_threads() -> int:

@@ -71,6 +71,49 @@ class GGUFHeader:
             return len(tokens)
         return None
 
+    def _count(self, key: str) -> int | None:
+        value = self.metadata.get(f"{self.architecture}.{key}")
+        return value if isinstance(value, int) and not isinstance(value, bool) else None
+
+    @property
+    def block_count(self) -> int | None:
+        """The model's layers (transformer blocks)."""
+        return self._count("block_count")
+
+    @property
+    def head_count(self) -> int | None:
+        """Attention heads (the first layer's, where each layer states its own)."""
+        heads = self._per_layer("attention.head_count")
+        return heads[0] if heads else None
+
+    def _per_layer(self, key: str) -> list[int] | None:
+        """A count each layer has: one number for all of them, or a list of one per layer."""
+        layers = self.block_count
+        value = self.metadata.get(f"{self.architecture}.{key}")
+        if layers is None:
+            return None
+        if isinstance(value, int) and not isinstance(value, bool):
+            return [value] * layers
+        if (
+            isinstance(value, list)
+            and len(value) == layers
+            and all(isinstance(v, int) for v in value)
+        ):
+            return value
+        return None
+
+    def kv_elements_per_token(self) -> int | None:
+        """How many numbers one token's keys and values take, all layers together (each layer:
+        its KV heads times the key and value head sizes); None when the header does not say."""
+        heads = self._per_layer("attention.head_count")
+        kv_heads = self._per_layer("attention.head_count_kv") or heads
+        width = self._count("embedding_length")
+        if not heads or not kv_heads or not width or not heads[0]:
+            return None
+        key = self._count("attention.key_length") or width // heads[0]
+        value = self._count("attention.value_length") or key
+        return sum(n * (key + value) for n in kv_heads)
+
 
 class _Reader:
     def __init__(self, buf: mmap.mmap | bytes) -> None:

@@ -18,7 +18,7 @@ def create_app(daemon: Daemon, tokens: TokenStore | None = None) -> FastAPI:
     app = FastAPI(title="assist", version=__version__, docs_url=None, redoc_url=None)
     errors.install(app)
     Served.of(daemon, tokens).attach(app)
-    observability.count_backends(daemon.runtime)
+    observability.register_collectors(daemon.runtime)
     app.include_router(observability.router)
     app.include_router(core_api.router)
     app.include_router(dropin_api.router)

@@ -10,6 +10,7 @@ import xxhash
 
 from daemon.answers.completion import CompletionPipeline
 from daemon.answers.prefetch import Prefetcher
+from daemon.engine.gpu_sizing import Sizing, kv_streams
 from daemon.engine.interface import ServingEngine
 from daemon.engine.kv_states import SequenceStates
 from daemon.engine.remote.engine import RemoteEngine
@@ -17,6 +18,7 @@ from daemon.engine.remote.pool import BackendPool
 from daemon.engine.scheduler import Scheduler
 from daemon.engine.worker import Engine
 from daemon.http.served_workspace import ServedWorkspace
+from daemon.http.sizing import size_to_gpu
 from daemon.observe.metrics import MetricsRecorder
 from daemon.pipeline.flights import FlightTable
 from daemon.pipeline.runtime import Runtime
@@ -24,7 +26,7 @@ from daemon.repair.pipeline import RepairPipeline
 from daemon.settings import Settings
 from daemon.store.result_cache import ResultCache
 from daemon.tasks import BackgroundTasks
-from models.loaded import LoadedModel
+from models.loaded import THINKING_MARKERS, LoadedModel
 from models.resolve import ModelNotFound, ResolvedModel, resolve_model
 
 
@@ -37,6 +39,7 @@ class Daemon:
     prefetcher: Prefetcher
     tasks: BackgroundTasks
     workspace: ServedWorkspace | None = None  # the folder the operator named, if any
+    sizing: Sizing | None = None  # how parallel, kv_slots and n_ctx were chosen
 
     def close(self) -> None:
         """Stop the engine, then close the cache, the metrics and the model."""
@@ -70,11 +73,12 @@ def wire(settings: Settings, runtime: Runtime) -> Daemon:
 
 
 def build_daemon(settings: Settings) -> Daemon:
-    """Resolve and load the model, start and warm the engine (or reach the remote backends),
-    open the cache and metrics."""
+    """Resolve and load the model (the engine sized to the GPU where there is one), start and
+    warm the engine (or reach the remote backends), open the cache and metrics."""
     resolved = resolve_model(settings.model_path, settings.cache_dir, settings.model)
     scheduler = Scheduler(settings.queue_size, settings.user_queue_size)
     engine: ServingEngine
+    settings, sizing = size_to_gpu(settings, resolved)
     if settings.backend:
         model, engine = remote_engine(settings, resolved, scheduler)
     else:
@@ -96,14 +100,15 @@ def build_daemon(settings: Settings) -> Daemon:
             hit_rate_floor=settings.hit_rate_floor,
             check_s=settings.metrics_check_s,
         )
-    return wire(settings, Runtime(model, engine, cache, metrics))
+    daemon = wire(settings, Runtime(model, engine, cache, metrics))
+    daemon.sizing = sizing
+    return daemon
 
 
 def local_engine(
     settings: Settings, resolved: ResolvedModel, scheduler: Scheduler
 ) -> tuple[LoadedModel, Engine]:
     """The model loaded here, and the engine that decodes on it."""
-    slots = max(settings.kv_slots, settings.parallel)
     model = LoadedModel(
         resolved,
         n_ctx=settings.n_ctx,
@@ -115,7 +120,7 @@ def local_engine(
         flash_attn=settings.flash_attn,
         # Each slot has a KV stream of its own, and one more stream is the spare that slots
         # are exchanged through and edited lines are evaluated in (daemon.engine.slots).
-        sequences=slots + 1 if slots > 1 or settings.reuse_after_edit else 1,
+        sequences=kv_streams(settings.parallel, settings.kv_slots, settings.reuse_after_edit),
     )
     engine = Engine(
         model,
@@ -140,6 +145,7 @@ def remote_engine(
         settings.backend_limit,
         check_s=settings.backend_check_s,
         api_key=settings.backend_api_key,
+        markers=THINKING_MARKERS,
     )
     up = pool.check_all()
     served = sorted({s.model_id for s in pool.servers if s.model_id})

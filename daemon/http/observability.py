@@ -17,7 +17,8 @@ from daemon.http.assembly import Daemon
 from daemon.http.dependencies import LimitedUser, ServedParts, User
 from daemon.observe.backends import BackendCollector
 from daemon.observe.dashboard import render as render_dashboard
-from daemon.observe.gpu import gpu_figures
+from daemon.observe.gpu import gpu_devices, gpu_figures
+from daemon.observe.gpu_metrics import GpuCollector
 from daemon.observe.metrics import MetricsRecorder
 from daemon.observe.stats import GROUPINGS, parse_window, summarize
 from daemon.pipeline.runtime import Runtime
@@ -26,10 +27,15 @@ from daemon.protocol import Health
 router = APIRouter()
 
 
-def count_backends(runtime: Runtime) -> None:
-    """With metrics kept and generation on remote backends, ``/metrics`` shows each backend."""
-    if runtime.metrics is not None and runtime.engine.kind == "remote":
-        runtime.metrics.prometheus.registry.register(BackendCollector(runtime.engine.backends))
+def register_collectors(runtime: Runtime) -> None:
+    """With metrics kept, ``/metrics`` shows each GPU (NVML) and, with generation on remote
+    backends, each backend."""
+    if runtime.metrics is None:
+        return
+    registry = runtime.metrics.prometheus.registry
+    registry.register(GpuCollector(gpu_devices))
+    if runtime.engine.kind == "remote":
+        registry.register(BackendCollector(runtime.engine.backends))
 
 
 @router.get("/health")
@@ -68,6 +74,7 @@ async def health_of(daemon: Daemon) -> Health:
         },
         engine=report.figures.as_json(),
         workspace=str(daemon.workspace.root) if daemon.workspace is not None else None,
+        sizing=daemon.sizing.as_json() if daemon.sizing is not None else None,
         pid=os.getpid(),
     )
 
@@ -116,7 +123,9 @@ async def metrics(user: User, parts: ServedParts) -> Response:
     cache = await runtime.run_db(runtime.cache.stats)
     recorded.prometheus.cache_entries.set(cache["entries"])
     await asyncio.to_thread(recorded.refresh_recent)
-    return Response(generate_latest(recorded.prometheus.registry), media_type=CONTENT_TYPE_LATEST)
+    # Off the event loop: the GPU gauges ask NVML at each scrape.
+    text = await asyncio.to_thread(generate_latest, recorded.prometheus.registry)
+    return Response(text, media_type=CONTENT_TYPE_LATEST)
 
 
 @router.get("/dashboard", response_class=HTMLResponse)

@@ -14,7 +14,7 @@ from pathlib import Path
 import uvicorn
 
 from daemon.http.app import create_app
-from daemon.http.assembly import build_daemon
+from daemon.http.assembly import Daemon, build_daemon
 from daemon.settings import Settings, is_loopback
 from daemon.tokens import TokensError, TokenStore
 
@@ -126,11 +126,9 @@ def _access(settings: Settings, tokens: TokenStore | None, tls: TlsFiles | None)
     return who
 
 
-def serve(settings: Settings, announce: Callable[[str], None]) -> None:
-    tokens = load_tokens(settings)
-    tls = load_tls(settings)
-    sock = bind_socket(settings.host, settings.port)
-    daemon = build_daemon(settings)
+def startup_lines(daemon: Daemon, tokens: TokenStore | None, tls: TlsFiles | None) -> str:
+    """Where the daemon listens and what it runs on: model, backend, engine, memory, cache."""
+    settings = daemon.settings
     runtime = daemon.runtime
     facts = runtime.model.facts
     stats = runtime.cache.stats()
@@ -138,18 +136,29 @@ def serve(settings: Settings, announce: Callable[[str], None]) -> None:
         offload = f"{facts.n_gpu_layers} of {facts.n_layers} layers on the GPU"
     else:
         offload = "no GPU offload in this llama.cpp build"
-    engine = runtime.engine
-    announce(
-        f"assist daemon listening on {settings.daemon_url} (pid {os.getpid()})\n"
-        f"  model    {facts.name} [{facts.source}] {facts.path}\n"
+    access = _access(settings, tokens, tls)
+    lines = [
+        f"assist daemon listening on {settings.daemon_url} (pid {os.getpid()})",
+        f"  model    {facts.name} [{facts.source}] {facts.path}",
         f"  format   {facts.prompt_format}, context {facts.n_ctx} tokens, "
-        f"loaded in {facts.load_seconds:.2f} s\n"
+        f"loaded in {facts.load_seconds:.2f} s",
         f"  backend  {facts.backend} ({offload}, {facts.n_threads} threads, "
-        f"flash attention {facts.flash_attn})\n"
-        f"  engine   {engine.summary()}\n"
-        f"  cache    {stats['path']} ({stats['entries']} entries, {runtime.cache.status})\n"
-        f"  access   {_access(settings, tokens, tls)}"
-    )
+        f"flash attention {facts.flash_attn})",
+        f"  engine   {runtime.engine.summary()}",
+    ]
+    if daemon.sizing is not None:
+        lines.append(f"  memory   {daemon.sizing.line()}")
+    lines.append(f"  cache    {stats['path']} ({stats['entries']} entries, {runtime.cache.status})")
+    lines.append(f"  access   {access}")
+    return "\n".join(lines)
+
+
+def serve(settings: Settings, announce: Callable[[str], None]) -> None:
+    tokens = load_tokens(settings)
+    tls = load_tls(settings)
+    sock = bind_socket(settings.host, settings.port)
+    daemon = build_daemon(settings)
+    announce(startup_lines(daemon, tokens, tls))
     config = uvicorn.Config(
         create_app(daemon, tokens),
         log_level="warning",

@@ -214,6 +214,13 @@ def test_health_reports_model_backend_and_cache(daemon):
     assert data["cache_path"] == str(daemon.settings.resolved_cache_path)
     assert data["cache_bytes"] > 0
     assert len(data["fingerprint"]) == 32
+    # A CPU build: the engine keeps its settings, and says so at start and in /health.
+    sizing = data["sizing"]
+    assert (sizing["parallel"], sizing["kv_slots"], sizing["n_ctx"]) == (4, 8, 4096)
+    assert sizing["sized"] is False and sizing["device"] is None
+    assert sizing["reason"] == "sizing skipped: no GPU offload in this llama.cpp build"
+    line = "memory   parallel 4, kv_slots 8, n_ctx 4096 as set; sizing skipped: no GPU offload"
+    assert line in daemon.log.read_text()
 
 
 AREA = "def area(width, height):\n    return "

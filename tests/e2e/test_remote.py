@@ -24,6 +24,7 @@ import pytest
 from daemon.client.launcher import free_port
 from daemon.engine.jobs import Budget, Finished
 from daemon.engine.remote.engine import RemoteEngine
+from daemon.engine.remote.markers import MarkerIds
 from daemon.engine.remote.pool import BackendPool
 from daemon.settings import load_settings
 from models.loaded import LoadedModel
@@ -31,6 +32,7 @@ from models.resolve import resolve_model
 from tests.e2e.conftest import RunningDaemon, start_daemon
 from tests.e2e.documents import LOAD_CONFIG, complete_body
 from tests.e2e.llama_servers import MODEL, LlamaServer, start_servers
+from tests.e2e.recording_proxy import RecordingProxy
 
 BROKEN = "import os\n\n\ndef files(root):\n    return sorted(os.listdir(root)\n"
 
@@ -108,10 +110,28 @@ def complete(name: str, typed: str = "", mode: str = "fast") -> dict[str, Any]:
     return body
 
 
+def finish(engine: RemoteEngine, tokens: list[int], budget: Budget) -> Finished:
+    """Submit a job to ``engine`` and wait for its end."""
+    done: list[Finished] = []
+    engine.submit(
+        tokens, budget, sink=lambda e: done.append(e) if isinstance(e, Finished) else None
+    )
+    end = time.monotonic() + 60
+    while not done and time.monotonic() < end:
+        time.sleep(0.05)
+    assert done, "the job did not end"
+    return done[0]
+
+
+def gemma_vocabulary() -> LoadedModel:
+    settings = load_settings()
+    resolved = resolve_model(None, settings.cache_dir, MODEL)
+    return LoadedModel(resolved, 1024, 512, 1, 0, None, None, vocab_only=True)
+
+
 def test_a_jobs_banned_tokens_are_never_written_by_a_backend(all_up):
     """A job's banned tokens go to the server as the protocol's logit bias."""
-    settings = load_settings()
-    model = LoadedModel(resolve_model(None, settings.cache_dir, MODEL), 1024, 512, 1, 0, None, None)
+    model = gemma_vocabulary()
     pool = BackendPool([all_up[0].url], limit=1, check_s=0.5)
     assert pool.check_all() == 1  # up before the first job, as the daemon checks at start
     engine = RemoteEngine(model, pool)
@@ -119,16 +139,10 @@ def test_a_jobs_banned_tokens_are_never_written_by_a_backend(all_up):
     tokens = model.tokenize_text(LOAD_CONFIG)
 
     def first_token(banned: tuple[int, ...]) -> str:
-        done: list[Finished] = []
         budget = Budget(max_tokens=1, deadline=time.perf_counter() + 60, banned=banned)
-        engine.submit(
-            tokens, budget, sink=lambda e: done.append(e) if isinstance(e, Finished) else None
-        )
-        end = time.monotonic() + 60
-        while not done and time.monotonic() < end:
-            time.sleep(0.05)
-        assert done and done[0].reason in ("stop", "length"), done
-        return done[0].text
+        done = finish(engine, tokens, budget)
+        assert done.reason in ("stop", "length"), done
+        return done.text
 
     try:
         favourite = first_token(())
@@ -138,6 +152,41 @@ def test_a_jobs_banned_tokens_are_never_written_by_a_backend(all_up):
         assert first_token(()) == favourite
     finally:
         engine.close()
+        model.close()
+
+
+def test_thinking_markers_learned_from_the_servers_tokenizer_go_with_every_request(all_up):
+    """The markers' ids come from the server's own tokenizer (asked once), every completion
+    request the server receives forbids them with a logit bias, and the answers still come."""
+    model = gemma_vocabulary()
+    # Gemma 3 has none of the thinking markers: two of its special tokens stand in for them,
+    # beside one it spells in plain text.
+    markers = ("<think>", "<start_of_turn>", "<end_of_turn>")
+    wanted = {marker: model.special_token(marker) for marker in markers[1:]}
+    assert None not in wanted.values() and model.special_token("<think>") is None
+    proxy = RecordingProxy(all_up[0].url).start()
+    pool = BackendPool([proxy.url], limit=1, check_s=600, markers=markers)
+    engine = RemoteEngine(model, pool)
+    try:
+        assert pool.check_all() == 1
+        server = pool.servers[0]
+        assert server.marker_ids == MarkerIds(wanted, "llama-cpp-python")
+        asked = len(proxy.bodies("/extras/tokenize"))
+        assert asked == len(markers) + 1  # the markers, and the empty text (its BOS)
+        assert pool.check_all() == 1 and len(proxy.bodies("/extras/tokenize")) == asked
+        engine.start()
+        tokens = model.tokenize_text(LOAD_CONFIG)
+        for banned in ((), tuple(model.tokenize_text(" data")[:1])):
+            budget = Budget(max_tokens=8, deadline=time.perf_counter() + 60, banned=banned)
+            done = finish(engine, tokens, budget)
+            assert done.reason in ("stop", "length") and done.text, done
+            sent = proxy.bodies("/v1/completions")[-1]
+            bias = {str(token): -100 for token in (*wanted.values(), *banned)}
+            assert sent["logit_bias"] == bias and sent["prompt"] == model.text_of(tokens)
+    finally:
+        engine.close()
+        pool.close()
+        proxy.stop()
         model.close()
 
 
@@ -152,6 +201,11 @@ def test_a_completion_is_generated_on_a_backend(all_up, tmp_path):
             stats = http.get("/v1/stats").json()
         assert health["backend"].startswith("remote")
         assert sum(b["requests"] for b in health["engine"]["backends"]) >= 1
+        # Each server's tokenizer was asked for the thinking markers; Gemma's has none.
+        for backend in health["engine"]["backends"]:
+            assert (backend["tokenizer"], backend["marker_ids"]) == ("llama-cpp-python", {})
+        assert "remote backends" in health["sizing"]["reason"]
+        assert "sizing skipped: generation runs on the remote backends" in running.log.read_text()
         for server in all_up:
             assert f'assist_backend_up{{backend="{server.url}"}} 1.0' in metrics
         assert [b["url"] for b in stats["backends"]] == [s.url for s in all_up]

@@ -14,6 +14,7 @@ from typing import Any, ClassVar
 from daemon.engine.answer_text import AnswerText
 from daemon.engine.front import QueueFront
 from daemon.engine.jobs import Budget, Finished, Job, PromptEvaluated, Sink
+from daemon.engine.remote.markers import logit_bias
 from daemon.engine.remote.pool import BackendPool
 from daemon.engine.remote.server import Overloaded, Refused, RemoteServer, Unreachable
 from daemon.engine.report import BackendFigures, EngineKind, EngineStats, RemoteFigures
@@ -25,6 +26,26 @@ log = logging.getLogger(__name__)
 
 # Beyond a job's deadline, how long a read may wait before the backend counts as failed.
 READ_GRACE_S = 1.0
+
+
+def completion_body(
+    model: str, prompt: str, budget: Budget, marker_bias: dict[str, int]
+) -> dict[str, Any]:
+    """The ``/v1/completions`` request for a job: its prompt and budget, and a logit bias that
+    forbids the server's thinking markers and the job's banned tokens."""
+    body: dict[str, Any] = {
+        "model": model,
+        "prompt": prompt,
+        "max_tokens": max(1, budget.max_tokens),
+        "temperature": budget.temperature,
+        "top_p": budget.top_p,
+        "top_k": budget.top_k,
+        "seed": budget.seed,
+    }
+    bias = {**marker_bias, **logit_bias(budget.banned)}
+    if bias:
+        body["logit_bias"] = bias
+    return body
 
 
 # Requests keep everything assist does around the model (the scheduler, budgets and deadlines, stop
@@ -251,17 +272,9 @@ class RemoteEngine(QueueFront):
     # -- one answer --------------------------------------------------------------------------
     def _generate(self, job: Job, server: RemoteServer, prompt: str) -> None:
         budget = job.budget
-        body: dict[str, Any] = {
-            "model": self.model_name or server.model_id or "default",
-            "prompt": prompt,
-            "max_tokens": max(1, budget.max_tokens),
-            "temperature": budget.temperature,
-            "top_p": budget.top_p,
-            "top_k": budget.top_k,
-            "seed": budget.seed,
-        }
-        if budget.banned:  # the OpenAI protocol's strongest bias: the token is never chosen
-            body["logit_bias"] = {str(token): -100 for token in budget.banned}
+        body = completion_body(
+            self.model_name or server.model_id or "default", prompt, budget, server.marker_bias
+        )
         log.debug("to %s: %s", server.url, json.dumps(body))
         answer = AnswerText(job.stop_strings, job.until, None)
         began = time.perf_counter()

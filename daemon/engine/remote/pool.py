@@ -19,12 +19,17 @@ AFFINITY_SHARE = 0.5
 
 
 class BackendPool:
+    """A thread checks every server every ``check_s`` seconds: one that does not answer is taken
+    out, one that answers again is put back, and a server's first check learns the ids of the
+    thinking markers it is told never to write (``markers``)."""
+
     def __init__(
         self,
         urls: Sequence[str],
         limit: int,
         check_s: float = 2.0,
         api_key: str | None = None,
+        markers: Sequence[str] = (),
     ) -> None:
         if not urls:
             raise ValueError("a pool needs at least one backend")
@@ -32,7 +37,7 @@ class BackendPool:
         self._client = httpx.Client(
             limits=httpx.Limits(max_connections=total + len(urls), max_keepalive_connections=total)
         )
-        self.servers = [RemoteServer(url, limit, self._client, api_key) for url in urls]
+        self.servers = [RemoteServer(url, limit, self._client, api_key, markers) for url in urls]
         self.check_s = check_s
         self._changed = threading.Condition()
         self._closed = threading.Event()

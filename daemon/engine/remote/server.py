@@ -3,17 +3,21 @@
 from __future__ import annotations
 
 import json
+import logging
 import statistics
 import threading
 import time
 from collections import deque
-from collections.abc import Generator, Iterator
+from collections.abc import Generator, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 import httpx
 
+from daemon.engine.remote.markers import MarkerIds, NotNow, learn_marker_ids
 from daemon.engine.remote.routing import PrefixMemory
+
+log = logging.getLogger(__name__)
 
 # A server that does not accept a connection in this time is taken for down.
 CONNECT_TIMEOUT_S = 2.0
@@ -84,14 +88,22 @@ def _error_text(data: Any) -> str:
 
 
 # A server is up once it answered a health check (``GET /health``; ``/v1/models`` then names the
-# model it serves) and down from the moment a request or a check could not reach it, until a check
-# reaches it again. A stream is the OpenAI completions protocol's server-sent events: each
-# ``data:`` line a JSON chunk whose ``choices[0].text`` continues the answer, ``data: [DONE]`` at
-# the end.
+# model it serves, and its tokenizer gives the ids of the thinking markers it must not write:
+# ``daemon.engine.remote.markers``) and down from the moment a request or a check could not reach
+# it, until a check reaches it again. A stream is the OpenAI completions protocol's server-sent
+# events: each ``data:`` line a JSON chunk whose ``choices[0].text`` continues the answer,
+# ``data: [DONE]`` at the end.
 class RemoteServer:
     """One backend: where it is, whether it answers, its recent figures, its load."""
 
-    def __init__(self, url: str, limit: int, client: httpx.Client, api_key: str | None) -> None:
+    def __init__(
+        self,
+        url: str,
+        limit: int,
+        client: httpx.Client,
+        api_key: str | None,
+        markers: Sequence[str] = (),
+    ) -> None:
         self.url = url.rstrip("/")
         self.limit = limit
         self._client = client
@@ -107,6 +119,10 @@ class RemoteServer:
         self.down_since: float | None = None
         self.came_back = 0  # times it answered again after being down
         self.prefixes = PrefixMemory()
+        self.markers = tuple(markers)  # the thinking markers it is told never to write
+        self.marker_ids: MarkerIds | None = None  # learned from its tokenizer, for model_id
+        self._markers_model: str | None = None
+        self._markers_warned = False
         self._first_token_ms: deque[float] = deque(maxlen=RECENT)
         self._total_ms: deque[float] = deque(maxlen=RECENT)
         self._lock = threading.Lock()
@@ -143,6 +159,7 @@ class RemoteServer:
             return self._down(f"health check: HTTP {response.status_code}")
         if self.model_id is None or not self.up:
             self._read_model()
+        self._learn_markers()
         with self._lock:
             if not self.up and self.down_since is not None:
                 self.came_back += 1
@@ -170,6 +187,41 @@ class RemoteServer:
         if models and isinstance(models[0], dict) and models[0].get("id"):
             self.model_id = str(models[0]["id"])
 
+    def _learn_markers(self) -> None:
+        """The markers' ids from the server's tokenizer: once for the model it serves (again
+        when that changes), and at the next check when it could not be asked now."""
+        if not self.markers or (
+            self.marker_ids is not None and self._markers_model == self.model_id
+        ):
+            return
+        try:
+            found = learn_marker_ids(self._post, self.markers, self.model_id)
+        except NotNow as exc:
+            log.debug("%s: thinking markers not learned yet: %s", self.url, exc)
+            return
+        self.marker_ids, self._markers_model = found, self.model_id
+        if found.tokenizer is None and not self._markers_warned:
+            self._markers_warned = True
+            log.warning(
+                "%s has no tokenize endpoint assist knows (%s): its thinking markers' ids "
+                "cannot be learned, and its requests carry no bias against them",
+                self.url,
+                found.error,
+            )
+        elif found.ids:
+            log.info("%s: thinking markers forbidden: %s", self.url, found.ids)
+
+    def _post(self, path: str, body: dict[str, Any]) -> httpx.Response:
+        return self._client.post(
+            f"{self.url}{path}", json=body, headers=self._headers, timeout=MODELS_TIMEOUT_S
+        )
+
+    @property
+    def marker_bias(self) -> dict[str, int]:
+        """The logit bias that keeps it from writing its thinking markers (none when unknown)."""
+        found = self.marker_ids
+        return found.bias if found is not None else {}
+
     def record(self, first_token_ms: float | None, total_ms: float) -> None:
         with self._lock:
             if first_token_ms is not None:
@@ -196,6 +248,8 @@ class RemoteServer:
                 "held_prefix_blocks": len(self.prefixes),
                 "last_error": self.last_error,
                 "down_since": self.down_since,
+                "tokenizer": None if self.marker_ids is None else self.marker_ids.tokenizer,
+                "marker_ids": None if self.marker_ids is None else self.marker_ids.ids,
             }
 
     # -- a completion ------------------------------------------------------------------------
