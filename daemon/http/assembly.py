@@ -11,6 +11,7 @@ import xxhash
 from daemon.answers.completion import CompletionPipeline
 from daemon.answers.prefetch import Prefetcher
 from daemon.engine.interface import ServingEngine
+from daemon.engine.kv_disk import DiskStates, state_owner
 from daemon.engine.kv_states import SequenceStates
 from daemon.engine.remote.engine import RemoteEngine
 from daemon.engine.remote.pool import BackendPool
@@ -117,10 +118,13 @@ def local_engine(
         # are exchanged through and edited lines are evaluated in (daemon.engine.slots).
         sequences=slots + 1 if slots > 1 or settings.reuse_after_edit else 1,
     )
+    disk = None
+    if settings.kv_disk_bytes > 0:
+        disk = DiskStates(settings.resolved_kv_path, state_owner(model), settings.kv_disk_bytes)
     engine = Engine(
         model,
         scheduler,
-        SequenceStates(settings.kv_states_bytes),
+        SequenceStates(settings.kv_states_bytes, disk),
         chunk_tokens=settings.chunk_tokens,
         parallel=settings.parallel,
         reuse_after_edit=settings.reuse_after_edit,
