@@ -236,6 +236,13 @@ class Settings(BaseSettings):
         ge=0,
         description="Host memory for saved KV states of recent prompts (0 turns them off).",
     )
+    kv_disk_bytes: int = Field(
+        2 * 1024 * 1024 * 1024,
+        ge=0,
+        description="Disk for saved KV states (in the kv folder beside the result cache), kept "
+        "across restarts: those evicted from host memory, and at a clean shutdown every one; "
+        "least recently used files go first (0 turns it off).",
+    )
     prefetch: bool = Field(
         True, description="After an answer is accepted, prepare the next one while idle."
     )
@@ -405,6 +412,11 @@ class Settings(BaseSettings):
     @property
     def resolved_cache_path(self) -> Path:
         return self.cache_path or (self.cache_dir / "cache.sqlite3")
+
+    @property
+    def resolved_kv_path(self) -> Path:
+        """The folder of saved KV states: ``kv`` beside the result cache."""
+        return self.resolved_cache_path.parent / "kv"
 
     @property
     def resolved_metrics_path(self) -> Path:

@@ -130,12 +130,20 @@ class QueueFigures:
 @dataclass(frozen=True)
 class SavedStateFigures:
     """KV states saved to host memory (none on a remote engine): how many, their bytes, how
-    often one was restored and the tokens that spared evaluating."""
+    often one was restored and the tokens that spared evaluating; and on disk: this model's
+    files and their bytes, the restores and tokens that came from them, the files written, and
+    those removed on reading back (corrupt, or another model's)."""
 
     kv_states: int = 0
     kv_state_bytes: int = 0
     kv_restored: int = 0
     kv_tokens_restored: int = 0
+    kv_disk_states: int = 0
+    kv_disk_bytes: int = 0
+    kv_disk_restored: int = 0
+    kv_disk_tokens_restored: int = 0
+    kv_disk_written: int = 0
+    kv_disk_rejected: int = 0
 
     def as_json(self) -> dict[str, int]:
         return asdict(self)

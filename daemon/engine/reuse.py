@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from daemon.engine.kv_states import common_prefix
+from daemon.engine.prefix import common_prefix
 
 
 @dataclass(frozen=True)

@@ -9,7 +9,13 @@ import llama_cpp
 import numpy as np
 
 from daemon.engine.kv_splice import splice
-from daemon.engine.kv_states import MIN_GAIN, MIN_TOKENS, SequenceStates, common_prefix
+from daemon.engine.kv_states import (
+    MIN_GAIN,
+    MIN_TOKENS,
+    SequenceStates,
+    StateKey,
+)
+from daemon.engine.prefix import common_prefix
 from daemon.engine.reuse import ReusePlan, plan_reuse
 
 # Moved chunks are at least this long: shorter ones are cheaper to evaluate than to trust.
@@ -153,9 +159,11 @@ class Slots:
             default=None,
         )
         shared = min(common_prefix(donor.tokens, wanted), len(wanted) - 1) if donor else 0
-        saved_id, saved = None, 0
+        saved_id: StateKey | None = None
+        saved = 0
         probe = np.asarray(wanted, dtype=np.intc)
         if self.states.enabled:
+            self.states.refresh()
             saved_id, _ = self.states.best(probe)
         # Saving the slot's state never evicts the one this job may restore, but may drop it
         # when the slot's state covers it: look the best one up again after.
@@ -195,7 +203,7 @@ class Slots:
         return plan_reuse(cached, wanted, min_chunk=MIN_CHUNK, max_gap=self.max_gap, move=move)
 
     def _keep_for_later(
-        self, slot: Slot, wanted: list[int], plan: ReusePlan, keep: int | None
+        self, slot: Slot, wanted: list[int], plan: ReusePlan, keep: StateKey | None
     ) -> None:
         """Save the slot's state to host memory when the new prompt throws most of it away
         (never evicting the saved state ``keep``)."""
@@ -213,6 +221,11 @@ class Slots:
         self.remove(slot.seq, at, -1)
         for move in plan.shift_order():
             llama_cpp.llama_memory_seq_add(self.memory, slot.seq, move.start, move.end, move.delta)
+
+    def held(self) -> list[tuple[int, list[int]]]:
+        """The sequence and tokens of every slot that holds any, least recently used first."""
+        holding = sorted((slot for slot in self.slots if slot.tokens), key=lambda s: s.used)
+        return [(slot.seq, list(slot.tokens)) for slot in holding]
 
     def release(self, slot: Slot) -> None:
         slot.busy = False

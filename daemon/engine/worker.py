@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 import threading
 import time
@@ -19,7 +20,8 @@ from daemon.engine.jobs import (
     Scoring,
     Sink,
 )
-from daemon.engine.kv_states import SequenceStates, common_prefix
+from daemon.engine.kv_states import SequenceStates
+from daemon.engine.prefix import common_prefix
 from daemon.engine.report import (
     BackendFigures,
     EngineKind,
@@ -150,6 +152,11 @@ class Engine(QueueFront):
         self._cancel_waiting()
         if self._thread is not None:
             self._thread.join(timeout=30)
+        if self._thread is None or not self._thread.is_alive():
+            try:  # the context is this thread's now: the worker has stopped
+                self.states.persist(self._ctx, self.slots.held())
+            except Exception:  # a shutdown goes on whatever the disk does
+                log.exception("writing the saved KV states to disk failed")
         self.slots.clear()
         self._batch.close()
 
@@ -208,8 +215,24 @@ class Engine(QueueFront):
 
     def _saved_states(self) -> SavedStateFigures:
         states = self.states
-        return SavedStateFigures(
-            len(states), states.bytes, states.stats.restored, states.stats.tokens_restored
+        stats = states.stats
+        figures = SavedStateFigures(
+            len(states),
+            states.bytes,
+            stats.restored,
+            stats.tokens_restored,
+            kv_disk_restored=stats.disk_restored,
+            kv_disk_tokens_restored=stats.disk_tokens_restored,
+        )
+        disk = states.disk
+        if disk is None:
+            return figures
+        return dataclasses.replace(
+            figures,
+            kv_disk_states=len(disk),
+            kv_disk_bytes=disk.stored_bytes,
+            kv_disk_written=disk.stats.written,
+            kv_disk_rejected=disk.stats.rejected,
         )
 
     def backends(self) -> list[BackendFigures]:

@@ -12,6 +12,7 @@ from daemon.answers.completion import CompletionPipeline
 from daemon.answers.prefetch import Prefetcher
 from daemon.engine.gpu_sizing import Sizing, kv_streams
 from daemon.engine.interface import ServingEngine
+from daemon.engine.kv_disk import DiskStates, state_owner
 from daemon.engine.kv_states import SequenceStates
 from daemon.engine.remote.engine import RemoteEngine
 from daemon.engine.remote.pool import BackendPool
@@ -122,10 +123,13 @@ def local_engine(
         # are exchanged through and edited lines are evaluated in (daemon.engine.slots).
         sequences=kv_streams(settings.parallel, settings.kv_slots, settings.reuse_after_edit),
     )
+    disk = None
+    if settings.kv_disk_bytes > 0:
+        disk = DiskStates(settings.resolved_kv_path, state_owner(model), settings.kv_disk_bytes)
     engine = Engine(
         model,
         scheduler,
-        SequenceStates(settings.kv_states_bytes),
+        SequenceStates(settings.kv_states_bytes, disk),
         chunk_tokens=settings.chunk_tokens,
         parallel=settings.parallel,
         reuse_after_edit=settings.reuse_after_edit,

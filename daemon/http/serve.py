@@ -5,6 +5,7 @@ from __future__ import annotations
 import errno
 import logging
 import os
+import signal
 import socket
 import ssl
 from collections.abc import Callable
@@ -169,8 +170,13 @@ def serve(settings: Settings, announce: Callable[[str], None]) -> None:
         ssl_keyfile=tls.key if tls else None,
     )
     server = uvicorn.Server(config)
+    # uvicorn stops on SIGTERM, then raises it again for the handler that was there before it:
+    # the default one would end the process there, before the daemon is closed (its KV states
+    # written to disk, its files closed). This one asks the server to stop, and lets it close.
+    previous = signal.signal(signal.SIGTERM, lambda *_: setattr(server, "should_exit", True))
     try:
         server.run(sockets=[sock])
     finally:
         daemon.close()
         sock.close()
+        signal.signal(signal.SIGTERM, previous)

@@ -5,6 +5,7 @@ It bridges engine jobs to the event loop and keeps the cache's SQLite calls off 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import time
 from collections.abc import AsyncIterator, Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
@@ -184,7 +185,11 @@ def _event_queue() -> tuple[asyncio.Queue[Any], Callable[[Any], None]]:
     events: asyncio.Queue[Any] = asyncio.Queue()
 
     def sink(event: Any) -> None:
-        loop.call_soon_threadsafe(events.put_nowait, event)
+        # At shutdown the engine ends the jobs still running after the loop has closed: no
+        # one waits for their events any more.
+        if not loop.is_closed():
+            with contextlib.suppress(RuntimeError):  # closed between the check and the call
+                loop.call_soon_threadsafe(events.put_nowait, event)
 
     return events, sink
 

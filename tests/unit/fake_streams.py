@@ -30,6 +30,12 @@ class Streams:
             self.held[seq] = self.held[seq][:p0]
         return True
 
+    def clear(self, _memory, _data: bool) -> None:
+        self.held = {seq: () for seq in self.held}
+
+    def seq_pos_max(self, _memory, seq: int) -> int:
+        return len(self.held[seq]) - 1
+
     def state_size(self, _ctx, seq: int) -> int:
         return 4 * len(self.held[seq])
 
@@ -47,6 +53,8 @@ def fake_streams(monkeypatch: pytest.MonkeyPatch, count: int) -> Streams:
     monkeypatch.setattr(llama_cpp, "llama_get_memory", lambda ctx: object())
     monkeypatch.setattr(llama_cpp, "llama_memory_seq_cp", fake.seq_cp)
     monkeypatch.setattr(llama_cpp, "llama_memory_seq_rm", fake.seq_rm)
+    monkeypatch.setattr(llama_cpp, "llama_memory_seq_pos_max", fake.seq_pos_max)
+    monkeypatch.setattr(llama_cpp, "llama_memory_clear", fake.clear)
     monkeypatch.setattr(llama_cpp, "llama_state_seq_get_size", fake.state_size)
     monkeypatch.setattr(daemon.engine.kv_states, "read_state", fake.read_state)
     monkeypatch.setattr(daemon.engine.kv_states, "write_state", fake.write_state)

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from types import SimpleNamespace
 
 from daemon.engine.jobs import Budget, Continuation, Until
-from daemon.engine.kv_states import common_prefix
+from daemon.engine.prefix import common_prefix
 from daemon.engine.scheduler import Admission, Priority, Scheduler
 from daemon.engine.speed import Speed
 from daemon.observe.metrics import FeedbackRecord

@@ -62,6 +62,12 @@ def test_queue_and_saved_state_figures_are_flat_workload_keys():
         "kv_state_bytes": 0,
         "kv_restored": 0,
         "kv_tokens_restored": 0,
+        "kv_disk_states": 0,
+        "kv_disk_bytes": 0,
+        "kv_disk_restored": 0,
+        "kv_disk_tokens_restored": 0,
+        "kv_disk_written": 0,
+        "kv_disk_rejected": 0,
     }
 
 

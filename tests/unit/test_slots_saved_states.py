@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import pytest
 
+from daemon.engine.kv_disk import DiskStates
 from daemon.engine.kv_states import SequenceStates
 from daemon.engine.slots import Claim, Slots
 from tests.unit.fake_streams import Streams, fake_streams
@@ -21,11 +22,12 @@ def streams(monkeypatch: pytest.MonkeyPatch) -> Streams:
     return fake_streams(monkeypatch, 2)
 
 
-def one_slot(max_bytes: int) -> Slots:
+def one_slot(max_bytes: int, disk: DiskStates | None = None) -> Slots:
+    """One slot, with host memory for ``max_bytes`` of saved states (and the disk tier)."""
     return Slots(
         None,  # type: ignore[arg-type]
         1,
-        SequenceStates(max_bytes),
+        SequenceStates(max_bytes, disk),
         scratch=False,
         can_shift=True,
         max_gap=0,
