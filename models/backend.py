@@ -1,7 +1,5 @@
-"""What llama.cpp was built with: its compute backends (CUDA, Metal, CPU), GPU offload, logs.
-
-And the GPUs it sees, with their memory (``gpu_devices``), for sizing the engine at start.
-"""
+"""What llama.cpp was built with: its compute backends (CUDA, Metal, CPU), GPU offload, logs,
+and the GPUs it sees with their memory (``gpu_devices``), for sizing the engine at start."""
 
 from __future__ import annotations
 

@@ -1,15 +1,5 @@
 """How many jobs, documents and tokens of context fit in a GPU's memory.
-
-The engine is sized from the device's free memory, the model's weights and KV cache, and the
-settings given explicitly. Pure arithmetic on given figures (``daemon.http.sizing`` reads them at
-start). The daemon may use ``share`` of the device's free memory: the model's weights on the GPU,
-llama.cpp's compute buffers (an estimate), a reserve for what is not counted (the CUDA context,
-cuBLAS's workspace), and the KV cache: ``n_ctx`` cells for each of the engine's KV streams (a stream
-per document kept, and one spare). What is left after the weights and buffers is filled with
-streams, up to ``MOST_PARALLEL`` jobs and ``MOST_KV_SLOTS`` documents; ``n_ctx`` is lowered (never
-under the floor the prompts need) only when not even one document fits at the size asked for. A
-setting given explicitly is kept as given.
-"""
+Pure arithmetic on given figures (``daemon.http.sizing`` reads them at start)."""
 
 from __future__ import annotations
 
@@ -33,6 +23,15 @@ CTX_STEP = 256
 SIZED = ("parallel", "kv_slots", "n_ctx")
 
 
+# The engine is sized from the device's free memory, the model's weights and KV cache, and the
+# settings given explicitly. Pure arithmetic on given figures (``daemon.http.sizing`` reads them at
+# start). The daemon may use ``share`` of the device's free memory: the model's weights on the GPU,
+# llama.cpp's compute buffers (an estimate), a reserve for what is not counted (the CUDA context,
+# cuBLAS's workspace), and the KV cache: ``n_ctx`` cells for each of the engine's KV streams (a
+# stream per document kept, and one spare). What is left after the weights and buffers is filled
+# with streams, up to ``MOST_PARALLEL`` jobs and ``MOST_KV_SLOTS`` documents; ``n_ctx`` is lowered
+# (never under the floor the prompts need) only when not even one document fits at the size asked
+# for. A setting given explicitly is kept as given.
 def kv_streams(parallel: int, kv_slots: int, reuse_after_edit: bool = False) -> int:
     """The KV streams the engine's context holds: one per slot (at least ``parallel``) and a
     spare that slots are exchanged through and edited lines are evaluated in; a lone slot

@@ -1,21 +1,5 @@
 """Saved KV states on disk, so a restart does not evaluate every document again: a bounded folder.
-
-Below the host-memory states (``daemon.engine.kv_states``): a state evicted from host memory, and
-at a clean shutdown every state and every document held in the KV cache, is written to one file
-of ``daemon.engine.kv_files`` in the folder (by a writer thread of its own, so the engine never
-waits for the disk). An index of the folder's files of this model and context (their tokens,
-read at start without the KV data, and again whenever the folder changes) lets a prompt find the
-state sharing the longest prefix with it on disk as in memory. Restoring one reads the file back
-and checks its header and checksum first; a corrupt file, or one that turns out to be another
-model's, is logged, removed and never loaded, and the prompt is evaluated as usual.
-
-Several daemons may share the folder (a workstation, or two models side by side): files appear
-only whole (renamed into place), a file another daemon removed is simply gone from the index,
-and the folder is bounded as a whole (``max_bytes``): the files used least recently (their
-modification time, refreshed on every use by any daemon) are removed first, whoever wrote them.
-Files of another model or context (``n_ctx``, KV layout) are never loaded, nor removed when the
-folder is read: they belong to a daemon that may share the folder, and age out under the bound.
-"""
+Below the host-memory states; several daemons may share the folder."""
 
 from __future__ import annotations
 
@@ -102,6 +86,21 @@ class DiskStats:
     failed: int = 0  # writes that failed (a full disk, a read-only folder)
 
 
+# Below the host-memory states (``daemon.engine.kv_states``): a state evicted from host memory, and
+# at a clean shutdown every state and every document held in the KV cache, is written to one file
+# of ``daemon.engine.kv_files`` in the folder (by a writer thread of its own, so the engine never
+# waits for the disk). An index of the folder's files of this model and context (their tokens, read
+# at start without the KV data, and again whenever the folder changes) lets a prompt find the state
+# sharing the longest prefix with it on disk as in memory. Restoring one reads the file back and
+# checks its header and checksum first; a corrupt file, or one that turns out to be another
+# model's, is logged, removed and never loaded, and the prompt is evaluated as usual.
+#
+# Several daemons may share the folder (a workstation, or two models side by side): files appear
+# only whole (renamed into place), a file another daemon removed is simply gone from the index, and
+# the folder is bounded as a whole (``max_bytes``): the files used least recently (their
+# modification time, refreshed on every use by any daemon) are removed first, whoever wrote them.
+# Files of another model or context (``n_ctx``, KV layout) are never loaded, nor removed when the
+# folder is read: they belong to a daemon that may share the folder, and age out under the bound.
 class DiskStates:
     """The folder's states of ``owner``: found, written, read back and kept within bounds.
     ``best`` may be called from any thread; the rest from the engine's worker thread (and at

@@ -1,13 +1,5 @@
 """The file of one saved KV state on disk: a header naming its owner, its tokens, then its KV.
-
-A file is written to a temporary name, flushed to the disk and renamed into place, so a reader
-(this daemon or another sharing the folder) sees the whole file or none. Its header says which
-model (the fingerprint of its weights), which ``n_ctx`` and which context layout (the KV types,
-the sequences and streams, the flash attention and RoPE settings, the llama.cpp version: what
-llama.cpp's sequence state data depends on) wrote it; the tokens come right after the header,
-so the folder's index reads them without the KV data; a checksum (xxh3-128) covers the header,
-the tokens and the data, and is checked before any byte of it is given to llama.cpp.
-"""
+Written whole or not at all; checked (owner, checksum) before llama.cpp sees a byte."""
 
 from __future__ import annotations
 
@@ -38,6 +30,13 @@ class ForeignStateFile(ValueError):
     """The file is a state file of another model, ``n_ctx``, context layout or format version."""
 
 
+# A file is written to a temporary name, flushed to the disk and renamed into place, so a reader
+# (this daemon or another sharing the folder) sees the whole file or none. Its header says which
+# model (the fingerprint of its weights), which ``n_ctx`` and which context layout (the KV types,
+# the sequences and streams, the flash attention and RoPE settings, the llama.cpp version: what
+# llama.cpp's sequence state data depends on) wrote it; the tokens come right after the header, so
+# the folder's index reads them without the KV data; a checksum (xxh3-128) covers the header, the
+# tokens and the data, and is checked before any byte of it is given to llama.cpp.
 @dataclass(frozen=True)
 class StateOwner:
     """What a state file must have been written by to be loaded here."""

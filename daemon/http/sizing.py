@@ -1,10 +1,5 @@
 """The local engine sized to the GPU's memory at start, or the reason it is not.
-
-The figures: the device's (NVML, else llama.cpp's), the model's (its GGUF header and file) and the
-settings given explicitly. Sizing runs only where llama.cpp offloads to a GPU and the device's
-memory can be read; anywhere else the settings stay as they are, and the start-up lines and
-``/health`` say why.
-"""
+From the device's figures (NVML, else llama.cpp's), the model's, and the settings given."""
 
 from __future__ import annotations
 
@@ -37,6 +32,10 @@ def prompt_floor(settings: Settings) -> int:
     return settings.prompt_budget_tokens + answer + 8
 
 
+# The figures: the device's (NVML, else llama.cpp's), the model's (its GGUF header and file) and
+# the settings given explicitly. Sizing runs only where llama.cpp offloads to a GPU and the
+# device's memory can be read; anywhere else the settings stay as they are, and the start-up lines
+# and ``/health`` say why.
 def size_to_gpu(
     settings: Settings,
     resolved: ResolvedModel,

@@ -1,8 +1,5 @@
 """The GPUs' memory and utilisation as Prometheus gauges, read from NVML at each scrape.
-
-Each GPU is a ``gpu`` label (its NVML index) with its ``name``. Where NVML finds no GPU the
-gauges are left out of ``/metrics`` altogether (no sample, no NaN).
-"""
+Left out of /metrics altogether where NVML finds no GPU."""
 
 from __future__ import annotations
 

@@ -1,8 +1,5 @@
 """The metrics file: its tables, the upgrade of a file an older assist wrote, and its queries.
-
-The daemon's recorder writes it and ``assist stats`` reads it when no daemon runs; both open it
-with ``connect``, which adds the columns a newer assist records to an older file in place.
-"""
+The recorder and ``assist stats`` both open it with ``connect``, which upgrades it in place."""
 
 from __future__ import annotations
 

@@ -1,10 +1,5 @@
 """Whether cache hits are as good as fresh answers: their acceptance, side by side, and the alert.
-
-A high hit rate is worth nothing when the hits are answers users reject. Feedback is linked to
-the completion it concerns (by request id), so acceptance splits into cache hits and answers
-the model wrote for the request. When hits are accepted clearly less often, the daemon's log
-says so, once in a while, with what to do.
-"""
+Feedback is linked to its completion by request id; a hit's and a fresh answer's are compared."""
 
 from __future__ import annotations
 

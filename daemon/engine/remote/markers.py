@@ -1,14 +1,5 @@
 """The thinking markers' token ids in a remote server's vocabulary, and the bias against them.
-
-The local engine forbids the tokens that open a reasoning section (``models.loaded``'s
-``THINKING_MARKERS``); a remote server is sent the same as the completions protocol's logit bias.
-The ids come from the server's own tokenizer, not the local file's: a server may serve a model of
-the same base vocabulary with markers added (Qwen3 after Qwen2.5). Three tokenize endpoints are
-known: llama.cpp's server (``POST /tokenize`` with ``content``), vLLM (``POST /tokenize`` with
-``prompt``) and llama-cpp-python's server (``POST /extras/tokenize`` with ``input``). A marker
-counts when the server spells it as one token (what its tokenizer puts before any text, a BOS, left
-aside); one spelled in several tokens is plain text in that vocabulary, not a marker.
-"""
+The ids come from each server's own tokenize endpoint."""
 
 from __future__ import annotations
 
@@ -74,6 +65,14 @@ class NotNow(Exception):
     """The server could not be asked now (down, failing, too slow): ask again later."""
 
 
+# The local engine forbids the tokens that open a reasoning section (``models.loaded``'s
+# ``THINKING_MARKERS``); a remote server is sent the same as the completions protocol's logit bias.
+# The ids come from the server's own tokenizer, not the local file's: a server may serve a model of
+# the same base vocabulary with markers added (Qwen3 after Qwen2.5). Three tokenize endpoints are
+# known: llama.cpp's server (``POST /tokenize`` with ``content``), vLLM (``POST /tokenize`` with
+# ``prompt``) and llama-cpp-python's server (``POST /extras/tokenize`` with ``input``). A marker
+# counts when the server spells it as one token (what its tokenizer puts before any text, a BOS,
+# left aside); one spelled in several tokens is plain text in that vocabulary, not a marker.
 def learn_marker_ids(post: Post, markers: Sequence[str], model: str | None) -> MarkerIds:
     """The markers' ids in the vocabulary of the server ``post`` reaches, from the first
     tokenize endpoint it answers; raises ``NotNow`` when it could not be asked."""
