@@ -1,5 +1,5 @@
-"""One rough lexer for code in every language: words, punctuation, brackets and whole strings,
-with comments dropped; the gap rules and the repair rules both read code through it."""
+"""One rough lexer for code in every language: words, punctuation, brackets, whole strings.
+Comments are dropped; the gap rules and the repair rules both read code through it."""
 
 from __future__ import annotations
 

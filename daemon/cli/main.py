@@ -1,10 +1,10 @@
 """The ``assist`` command line: parse the arguments, load the settings, run the command.
 
 Each command lives in a module of its own (``serve``, ``complete``, ``fix``, ``stats``,
-``tokens``, ``doctor``, ``models``, ``cache``; ``lsp`` and ``bench`` in their packages), imported
-only when it runs. Lines and columns are 1-based here, as an editor's status bar shows them; the
-wire is 0-based. Exit statuses are in ``daemon.cli.output``; whatever the command, a closed
-output pipe (``assist fix --json | head -1``) ends it quietly.
+``tokens``, ``doctor``, ``models``, ``cache``, ``loadtest``; ``lsp`` and ``bench`` in their
+packages), imported only when it runs. Lines and columns are 1-based here, as an editor's status
+bar shows them; the wire is 0-based. Exit statuses are in ``daemon.cli.output``; whatever the
+command, a closed output pipe (``assist fix --json | head -1``) ends it quietly.
 """
 
 from __future__ import annotations
@@ -13,9 +13,11 @@ import argparse
 import logging
 import sys
 from pathlib import Path
+from typing import Any
 
 from daemon import __version__
 from daemon.cli.output import EXIT_OK, EXIT_USAGE, err, exit_after_broken_pipe
+from daemon.loadtest.plan import DEFAULT_MIX, KINDS
 from daemon.settings import SettingsError, add_setting_flags, settings_from_args
 
 SERVE_SETTINGS = None  # every setting is a flag of `serve`
@@ -98,12 +100,36 @@ def _parser() -> argparse.ArgumentParser:
     cache.add_argument("action", choices=["stats", "clear"])
     add_setting_flags(cache, [*CLIENT_SETTINGS, "cache_path"])
 
+    _add_loadtest(sub)
+
     bench = sub.add_parser("bench", help="measure latency, cache hits and daemon overhead")
     bench.add_argument("--repeat", type=int, default=5, help="runs per measurement")
     bench.add_argument("--completion-tokens", type=int, default=48, help="tokens per completion")
     bench.add_argument("--json", action="store_true", help="print the figures as JSON")
     add_setting_flags(bench, ["model", "model_path", "n_ctx", "n_threads", "cache_dir"])
     return parser
+
+
+def _add_loadtest(sub: Any) -> None:
+    loadtest = sub.add_parser("loadtest", help="drive a daemon at a rate with a realistic mix")
+    loadtest.add_argument("--rate", type=float, help="requests a second (default 10)")
+    loadtest.add_argument("--duration", type=float, default=30.0, help="seconds of sending")
+    mix = loadtest.add_mutually_exclusive_group()
+    mix.add_argument("--mix", help=f"weights of the kinds (default {DEFAULT_MIX})")
+    mix.add_argument("--only", choices=KINDS, help="one kind of request only")
+    loadtest.add_argument(
+        "--expected", type=float, metavar="QPS", help="run at 120%% of QPS; exit 1 unless held"
+    )
+    loadtest.add_argument(
+        "--timeout", type=float, default=60.0, help="seconds after which a request counts as hung"
+    )
+    loadtest.add_argument("--users", type=int, help="virtual users (default: one per 4/s)")
+    loadtest.add_argument("--places", type=int, default=16, help="places warmed for hits")
+    loadtest.add_argument("--seed", type=int, default=1, help="draws the documents and places")
+    loadtest.add_argument("--max-mean-ms", type=float, help="held only if the mean is within")
+    loadtest.add_argument("--max-p99-ms", type=float, help="held only if the P99 is within")
+    loadtest.add_argument("--json", action="store_true", help="print the figures as JSON")
+    add_setting_flags(loadtest, CLIENT_SETTINGS)
 
 
 def _name_tokens_file(parser: argparse.ArgumentParser) -> None:
@@ -171,6 +197,10 @@ def _dispatch(argv: list[str] | None) -> int:
         from daemon.cli.cache import run_cache
 
         return run_cache(settings, args.action)
+    if args.command == "loadtest":
+        from daemon.cli.loadtest import run_loadtest
+
+        return run_loadtest(settings, args)
     if args.command == "bench":
         from daemon.bench import run_bench
 

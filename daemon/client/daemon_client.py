@@ -109,6 +109,20 @@ class DaemonClient:
     def for_settings(cls, settings: Settings) -> DaemonClient:
         return cls(settings.daemon_url, token=settings.token, ca=settings.ca)
 
+    @staticmethod
+    def async_http(settings: Settings, connections: int) -> httpx.AsyncClient:
+        """An asyncio HTTP client of the same daemon, reached as ``for_settings`` reaches it
+        (its URL, token and transport), for a tool that keeps many requests in flight
+        (``assist loadtest``). No overall timeout: the caller bounds each request."""
+        limits = httpx.Limits(max_connections=connections, max_keepalive_connections=connections)
+        return httpx.AsyncClient(
+            base_url=settings.daemon_url,
+            headers=auth_headers(settings.token),
+            timeout=httpx.Timeout(None, connect=5.0),
+            trust_env=False,
+            transport=httpx.AsyncHTTPTransport(socket_options=NO_DELAY, limits=limits),
+        )
+
     def close(self) -> None:
         self._http.close()
 

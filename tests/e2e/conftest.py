@@ -18,6 +18,7 @@ from daemon.client.daemon_client import DaemonClient
 from daemon.client.launcher import free_port, launch
 from daemon.protocol import Health
 from daemon.settings import Settings, load_settings
+from daemon.tokens import add_user
 from models.loaded import LoadedModel
 from models.resolve import resolve_model
 
@@ -73,6 +74,23 @@ def start_daemon(work: Path, **overrides: object) -> RunningDaemon:
     log = work / f"daemon-{settings.port}.log"
     process, health = launch(settings, log)
     return RunningDaemon(settings, process, health, log)
+
+
+def start_guarded(work: Path, **overrides: object) -> tuple[RunningDaemon, str]:
+    """A daemon with tokens (one user), one job at a time and room for one waiting request, and
+    no rate limit: a few requests at once overload it. Returns it and the user's token."""
+    tokens = work / "tokens.toml"
+    token = add_user(tokens, "alice")
+    values: dict[str, object] = {
+        "tokens": tokens,
+        "token": token,
+        "queue_size": 1,
+        "user_queue_size": 1,
+        "parallel": 1,
+        "rate_limit_per_minute": 0,
+    }
+    values.update(overrides)
+    return start_daemon(work, **values), token
 
 
 @pytest.fixture(scope="session")

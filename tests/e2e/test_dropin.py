@@ -13,8 +13,7 @@ import httpx
 import openai
 import pytest
 
-from daemon.tokens import add_user
-from tests.e2e.conftest import RunningDaemon, start_daemon
+from tests.e2e.conftest import RunningDaemon, start_guarded
 from tests.e2e.documents import NUMBERS, complete_body, unique
 
 PREFIX = "def add(a, b):\n    return a +"
@@ -100,19 +99,8 @@ def test_the_openai_package_gets_two_choices_decoded_together(daemon):
 
 @pytest.fixture(scope="module")
 def guarded(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[RunningDaemon, str]]:
-    """A daemon with tokens, one job at a time and room for one waiting request."""
-    work = tmp_path_factory.mktemp("dropin")
-    tokens = work / "tokens.toml"
-    token = add_user(tokens, "alice")
-    running = start_daemon(
-        work,
-        tokens=tokens,
-        token=token,
-        queue_size=1,
-        user_queue_size=1,
-        parallel=1,
-        rate_limit_per_minute=0,
-    )
+    """A daemon that a few requests at once overload (``start_guarded``)."""
+    running, token = start_guarded(tmp_path_factory.mktemp("dropin"))
     yield running, token
     running.stop()
 
