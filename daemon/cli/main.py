@@ -1,11 +1,5 @@
 """The ``assist`` command line: parse the arguments, load the settings, run the command.
-
-Each command lives in a module of its own (``serve``, ``complete``, ``fix``, ``stats``,
-``tokens``, ``doctor``, ``models``, ``cache``, ``loadtest``; ``lsp`` and ``bench`` in their
-packages), imported only when it runs. Lines and columns are 1-based here, as an editor's status
-bar shows them; the wire is 0-based. Exit statuses are in ``daemon.cli.output``; whatever the
-command, a closed output pipe (``assist fix --json | head -1``) ends it quietly.
-"""
+Each command's module is imported only when it runs; lines and columns are 1-based here."""
 
 from __future__ import annotations
 

@@ -1,8 +1,5 @@
 """``assist stats``: the daemon's figures as a table in the terminal, or JSON for scripts.
-
-It asks the running daemon (``GET /v1/stats``); with no daemon running it reads the metrics
-file itself, so yesterday's figures are there even when the daemon is not.
-"""
+With no daemon running it reads the metrics file itself."""
 
 from __future__ import annotations
 
