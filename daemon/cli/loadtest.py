@@ -22,7 +22,7 @@ from daemon.settings import Settings
 
 # --expected QPS runs at this much of it: a daemon that holds 120% has room for a busy minute.
 HEADROOM = 1.2
-CONNECTIONS = 1000  # connections the sender may open: an open loop must not wait for one
+CONNECTIONS = 100  # connections a virtual user may open: an open loop must not wait for one
 
 
 def options_from(args: argparse.Namespace) -> Options:
@@ -72,15 +72,15 @@ def print_report(report: Report, options: Options, url: str, expected: float | N
     if w.places:
         out.print(
             f"warm-up: {w.places} places sent before the clock started ({w.rounds} rounds, "
-            f"{w.seconds:.1f} s): {w.cached} answered from the cache (hits re-send them), "
-            f"{w.typing} hit when typed on (typing types them out)"
+            f"{w.seconds:.1f} s): {w.cached} answered from the cache (hits re-send them)"
+            + (f", {w.typing} hit when typed on (typing types them out)" if w.typing else "")
         )
     t = Table(title_justify="left")
-    heads = ("kind", "sent", "ok", "429", "errors", "hung", "cached")
+    heads = ("kind", "sent", "ok", "429", "errors", "hung", "cached", "cut")
     for head in (*heads, "p50 ms", "p90 ms", "p99 ms", "mean ms"):
         t.add_column(head, justify="left" if head == "kind" else "right")
     for r in report.rows:
-        counts = (r.sent, r.ok, r.refused, r.errors, r.hung, r.cached)
+        counts = (r.sent, r.ok, r.refused, r.errors, r.hung, r.cached, r.cut)
         latencies = (r.p50_ms, r.p90_ms, r.p99_ms, r.mean_ms)
         t.add_row(r.kind, *(f"{c:,}" for c in counts), *(_ms(v) for v in latencies))
     out.print(t)
@@ -124,8 +124,7 @@ async def _run(settings: Settings, options: Options) -> Report:
     def say(line: str) -> None:
         print(f"assist loadtest: {line}", file=sys.stderr, flush=True)
 
-    async with DaemonClient.async_http(settings, CONNECTIONS) as http:
-        return await run_load_test(http, options, say)
+    return await run_load_test(lambda: DaemonClient.async_http(settings, CONNECTIONS), options, say)
 
 
 def run_loadtest(settings: Settings, args: argparse.Namespace) -> int:
