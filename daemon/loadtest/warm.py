@@ -40,11 +40,13 @@ class WarmReport:
 
 
 def pick_places(documents: list[Document], count: int) -> list[Place]:
-    """One place in each of the first ``count`` documents (their first statements that take
-    a cursor), the same on every run."""
+    """A place in each of the first ``count`` documents that have one (the first statement a
+    third of the way in that takes a cursor), the same on every run."""
     rng = random.Random(0)
-    places = []
-    for document in documents[:count]:
+    places: list[Place] = []
+    for document in documents:
+        if len(places) == count:
+            break
         for line in document.statements[len(document.statements) // 3 :]:
             place = document.place(line, rng)
             if place is not None:
