@@ -120,8 +120,8 @@ def _add_loadtest(sub: Any) -> None:
     loadtest.add_argument("--users", type=int, help="virtual users (default: one per 4/s)")
     loadtest.add_argument("--places", type=int, default=16, help="places warmed for hits")
     loadtest.add_argument("--seed", type=int, default=1, help="draws the documents and places")
-    loadtest.add_argument("--max-mean-ms", type=float, help="held only if the mean is within")
-    loadtest.add_argument("--max-p99-ms", type=float, help="held only if the P99 is within")
+    loadtest.add_argument("--max-mean-ms", type=float, help="exit 1 unless the mean is within")
+    loadtest.add_argument("--max-p99-ms", type=float, help="exit 1 unless the P99 is within")
     loadtest.add_argument("--json", action="store_true", help="print the figures as JSON")
     add_setting_flags(loadtest, CLIENT_SETTINGS)
 

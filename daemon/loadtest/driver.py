@@ -33,6 +33,7 @@ class Answer:
     match: str | None = None  # the cache's match: exact or typed
     text: str = ""  # the done event's text
     retry_after: float | None = None
+    cut: bool = False  # the answer was cut at its deadline (finish_reason "deadline")
 
 
 @dataclass(frozen=True)
@@ -47,6 +48,7 @@ class Outcome:
     ended_s: float
     code: str | None = None
     cached: bool = False
+    cut: bool = False
 
 
 def _refusal(response: httpx.Response, raw: bytes) -> Answer:
@@ -71,8 +73,13 @@ def _ending(events: list[dict[str, Any]]) -> Answer:
     last = terminal[0]
     if last["event"] == "error":
         return Answer("error", str(last.get("code", "unknown")))
-    match = last.get("cache_match")
-    return Answer("ok", cached=bool(last.get("cached")), match=match, text=last.get("text", ""))
+    return Answer(
+        "ok",
+        cached=bool(last.get("cached")),
+        match=last.get("cache_match"),
+        text=last.get("text", ""),
+        cut=last.get("finish_reason") == "deadline",
+    )
 
 
 async def exchange(
@@ -114,6 +121,7 @@ async def _timed(planned: Planned, send: Sender, planned_at: float, timeout: flo
         ended_s=ended - (planned_at - planned.at),
         code=answer.code,
         cached=answer.cached,
+        cut=answer.cut,
     )
 
 

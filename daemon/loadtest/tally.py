@@ -32,6 +32,7 @@ class KindFigures:
     errors: int
     hung: int
     cached: int  # answers that came from the cache (exact or typed)
+    cut: int  # answers cut at their deadline: the engine had no time for them
     p50_ms: float | None
     p90_ms: float | None
     p99_ms: float | None
@@ -49,6 +50,7 @@ def figures_of(kind: str, outcomes: Sequence[Outcome]) -> KindFigures:
         errors=counts["error"],
         hung=counts["hung"],
         cached=sum(1 for o in outcomes if o.result == "ok" and o.cached),
+        cut=sum(1 for o in outcomes if o.result == "ok" and o.cut),
         p50_ms=percentile(latencies, 0.5),
         p90_ms=percentile(latencies, 0.9),
         p99_ms=percentile(latencies, 0.99),
@@ -96,14 +98,16 @@ class Verdict:
 
 
 def judge(total: KindFigures, rate: Rate, limits: Limits) -> Verdict:
-    """Held: every request answered (no 429, error or hung), at no less than HELD_SHARE of the
-    rate asked, within the latency limits given."""
+    """Held: every request answered in full (no 429, error, hung request or answer cut at its
+    deadline), at no less than HELD_SHARE of the rate asked, within the latency limits given."""
     reasons = []
     for count, what in ((total.refused, "refused with 429"), (total.errors, "failed")):
         if count:
             reasons.append(f"{count} of {total.sent} requests {what}")
     if total.hung:
         reasons.append(f"{total.hung} of {total.sent} requests hung (no answer in the timeout)")
+    if total.cut:
+        reasons.append(f"{total.cut} of {total.sent} answers were cut at their deadline")
     if rate.held < HELD_SHARE * rate.asked:
         reasons.append(
             f"answers came at {rate.held:.1f}/s, under {HELD_SHARE:.0%} of the {rate.asked:g}/s "

@@ -20,7 +20,7 @@ from daemon.loadtest.corpus import Document, Place
 from daemon.loadtest.driver import Answer, exchange
 from daemon.loadtest.workload import COMPLETE, Warmed
 
-ROUNDS = 4
+ROUNDS = 3
 # The warm-up asks with a deadline this long: the answer is then written from the whole window
 # (never one cut to answer in time), and that answer is found whether a later request at the
 # place gets the whole window or a cut one (the daemon looks the whole window's up first).
@@ -40,11 +40,13 @@ class WarmReport:
 
 
 def pick_places(documents: list[Document], count: int) -> list[Place]:
-    """One place in each of the first ``count`` documents (their first statements that take
-    a cursor), the same on every run."""
+    """A place in each of the first ``count`` documents that have one (the first statement a
+    third of the way in that takes a cursor), the same on every run."""
     rng = random.Random(0)
-    places = []
-    for document in documents[:count]:
+    places: list[Place] = []
+    for document in documents:
+        if len(places) == count:
+            break
         for line in document.statements[len(document.statements) // 3 :]:
             place = document.place(line, rng)
             if place is not None:
@@ -102,16 +104,16 @@ class WarmUp:
 
 
 async def warm_up(
-    http: httpx.AsyncClient, places: list[Place], users: int
+    http: httpx.AsyncClient, places: list[Place], users: int, *, typing: bool = True
 ) -> tuple[list[Place], list[Warmed], WarmReport]:
     """The places whose answers come from the cache (for hits), those whose answers hit when
-    typed on (for typing), and what the warm-up did."""
+    typed on (for typing; none are looked for without ``typing``), and what the warm-up did."""
     started = time.perf_counter()
     warm = WarmUp(http, users)
     answers, rounds = await warm.answered(places)
     hits = [places[i] for i in sorted(answers) if answers[i].cached]
-    typed = await asyncio.gather(*(warm.typed_on(places[i], answers[i]) for i in sorted(answers)))
-    typing = [w for w in typed if w is not None]
+    typed_on = [warm.typed_on(places[i], answers[i]) for i in sorted(answers)] if typing else []
+    typed = [w for w in await asyncio.gather(*typed_on) if w is not None]
     seconds = time.perf_counter() - started
-    report = WarmReport(len(places), len(answers), len(hits), len(typing), rounds, seconds)
-    return hits, typing, report
+    report = WarmReport(len(places), len(answers), len(hits), len(typed), rounds, seconds)
+    return hits, typed, report

@@ -87,6 +87,11 @@ async def test_a_stream_that_ends_in_done_is_an_answer_with_its_cache_match():
     assert answer == Answer("ok", cached=True, match="typed", text="x)")
 
 
+async def test_an_answer_cut_at_its_deadline_is_an_answer_marked_cut():
+    late = {**DONE, "cached": False, "cache_match": None, "text": "", "finish_reason": "deadline"}
+    assert await answer_of(200, ndjson(START, late)) == Answer("ok", cut=True)
+
+
 async def test_an_error_event_or_a_broken_stream_is_an_error():
     replaced = {"event": "error", "code": "replaced", "message": "a newer request"}
     assert await answer_of(200, ndjson(START, replaced)) == Answer("error", "replaced")

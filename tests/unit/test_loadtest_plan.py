@@ -73,8 +73,10 @@ def test_users_grow_with_the_rate():
     assert users_for(120) == 30
 
 
-def outcome(kind="hits", result="ok", latency=10.0, ended=1.0, cached=True, code=None):
-    return Outcome(kind, result, latency, lag_ms=0.5, ended_s=ended, code=code, cached=cached)
+def outcome(kind="hits", result="ok", latency=10.0, ended=1.0, cached=True, code=None, cut=False):
+    return Outcome(
+        kind, result, latency, lag_ms=0.5, ended_s=ended, code=code, cached=cached, cut=cut
+    )
 
 
 def test_every_request_sent_is_counted_once_and_latency_is_of_answers_only():
@@ -84,14 +86,17 @@ def test_every_request_sent_is_counted_once_and_latency_is_of_answers_only():
         outcome(result="error", latency=5000.0, code="replaced"),
         outcome(result="hung", latency=60000.0),
         outcome(kind="misses", latency=900.0, cached=False),
+        outcome(kind="misses", latency=3000.0, cached=False, cut=True),
     ]
     rows = table(outcomes, ["hits", "misses"])
     hits, misses, total = rows
     assert (hits.sent, hits.ok, hits.refused, hits.errors, hits.hung) == (103, 100, 1, 1, 1)
     assert (hits.p50_ms, hits.p90_ms, hits.p99_ms, hits.mean_ms) == (50, 90, 99, 50.5)
     assert hits.cached == 100
-    assert (misses.sent, misses.ok, misses.cached, misses.p99_ms) == (1, 1, 0, 900)
-    assert total.kind == "all" and total.sent == 104 and total.ok == 101
+    assert (misses.sent, misses.ok, misses.cached, misses.cut) == (2, 2, 0, 1)
+    assert (misses.p50_ms, misses.p99_ms) == (900, 3000)
+    assert hits.cut == 0
+    assert total.kind == "all" and total.sent == 105 and total.ok == 102 and total.cut == 1
     assert figures_of("typing", []).p50_ms is None
 
 
@@ -118,10 +123,17 @@ def test_a_run_held_only_when_every_request_was_answered_in_time_and_in_the_limi
     behind = judge(total, rate_of(answered, 12, 10), Limits())
     assert not behind.held and "under 95% of the 12/s asked" in behind.reasons[0]
 
-    mixed = [*answered[:97], outcome(result="429"), outcome(result="error"), outcome(result="hung")]
+    mixed = [
+        *answered[:96],
+        outcome(result="429"),
+        outcome(result="error"),
+        outcome(result="hung"),
+        outcome(cut=True),
+    ]
     verdict = judge(table(mixed, ["hits"])[-1], rate_of(answered, 10, 10), Limits())
     assert not verdict.held
-    assert [r.split(" requests")[0] for r in verdict.reasons] == ["1 of 100"] * 3
+    assert [r.split(" ")[:3] for r in verdict.reasons] == [["1", "of", "100"]] * 4
+    assert verdict.reasons[-1] == "1 of 100 answers were cut at their deadline"
 
 
 def args(**over):

@@ -62,7 +62,8 @@ def planned(kind: str, n: int) -> list[Planned]:
 
 def test_hits_resend_the_warmed_places_and_typing_types_their_answers_out(documents):
     places = pick_places(documents, 3)
-    assert len(places) == 3
+    assert len(places) == 3 and len({p.path for p in places}) == 3
+    assert len(pick_places(documents, len(documents) + 5)) <= len(documents)
     warmed = Warmed(places[0], "abc)")
     workload = Workload(documents, places, [warmed, Warmed(places[1], "x")], seed=1)
     hits = [workload.request(p) for p in planned("hits", 6)]
