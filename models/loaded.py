@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ctypes
+import functools
 import logging
 import threading
 import time
@@ -24,6 +25,9 @@ from models.resolve import HOW_TO_GET_A_MODEL, ModelNotFound, ResolvedModel
 _AGREEING_KEPT = 256
 
 log = logging.getLogger(__name__)
+# Texts whose tokens are remembered: a prompt is cut to its budget line by line, and the same
+# request again (a cache hit needs its prompt built to find its key) counts the same lines.
+TOKENIZED_TEXTS = 4096
 
 # The ``flash_attn`` setting, as llama.cpp's context parameter.
 _FLASH_ATTN = {
@@ -144,6 +148,7 @@ class LoadedModel:
         self.vocab = self.llm._model.vocab
         self.n_vocab = int(llama_cpp.llama_vocab_n_tokens(self.vocab))
         self._bos = int(self.llm.token_bos())
+        self._tokens_of = functools.lru_cache(maxsize=TOKENIZED_TEXTS)(self._text_tokens)
         self._piece_buffer = ctypes.create_string_buffer(256)
         self._starting: dict[str, tuple[int, ...]] = {}
         self._stripped: list[bytes] | None = None  # each token's bytes, leading blanks removed
@@ -256,7 +261,11 @@ class LoadedModel:
 
     # -- Vocabulary protocol ----------------------------------------------------------------
     def tokenize_text(self, text: str) -> list[int]:
-        return self._tokenize(text.encode("utf-8", "surrogatepass"), special=False)
+        """The tokens of ``text`` as plain text (special markers in it are not special)."""
+        return list(self._tokens_of(text))
+
+    def _text_tokens(self, text: str) -> tuple[int, ...]:
+        return tuple(self._tokenize(text.encode("utf-8", "surrogatepass"), special=False))
 
     def special_token(self, piece: str) -> int | None:
         tokens = self._tokenize(piece.encode("utf-8"), special=True)

@@ -112,7 +112,7 @@ class DaemonClient:
     @staticmethod
     def async_http(settings: Settings, connections: int) -> httpx.AsyncClient:
         """An asyncio HTTP client of the same daemon, reached as ``for_settings`` reaches it
-        (its URL, token and transport), for a tool that keeps many requests in flight
+        (its URL, token, CA and transport), for a tool that keeps many requests in flight
         (``assist loadtest``). No overall timeout: the caller bounds each request."""
         limits = httpx.Limits(max_connections=connections, max_keepalive_connections=connections)
         return httpx.AsyncClient(
@@ -120,7 +120,11 @@ class DaemonClient:
             headers=auth_headers(settings.token),
             timeout=httpx.Timeout(None, connect=5.0),
             trust_env=False,
-            transport=httpx.AsyncHTTPTransport(socket_options=NO_DELAY, limits=limits),
+            transport=httpx.AsyncHTTPTransport(
+                verify=tls_verify(settings.daemon_url, settings.ca),
+                socket_options=NO_DELAY,
+                limits=limits,
+            ),
         )
 
     def close(self) -> None:
