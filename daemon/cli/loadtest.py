@@ -1,10 +1,5 @@
 """``assist loadtest``: drive a daemon at a set rate with a realistic mix, print what held.
-
-It reaches the daemon as every other command does (``--url``, ``--token``, the config file).
-The figures go to stdout (a table, or ``--json``), progress to stderr. Exit status 0, or 1 when
-the run was judged (``--expected``, ``--max-mean-ms``, ``--max-p99-ms``) and did not hold or
-the daemon could not be tested, 2 for bad usage.
-"""
+Exit 0, or 1 when a judged run did not hold or the daemon could not be tested, 2 for bad usage."""
 
 from __future__ import annotations
 
@@ -130,6 +125,10 @@ async def _run(settings: Settings, options: Options) -> Report:
     return await run_load_test(lambda: DaemonClient.async_http(settings, CONNECTIONS), options, say)
 
 
+# It reaches the daemon as every other command does (``--url``, ``--token``, the config file). The
+# figures go to stdout (a table, or ``--json``), progress to stderr. Exit status 0, or 1 when the
+# run was judged (``--expected``, ``--max-mean-ms``, ``--max-p99-ms``) and did not hold or the
+# daemon could not be tested, 2 for bad usage.
 def run_loadtest(settings: Settings, args: argparse.Namespace) -> int:
     try:
         options = options_from(args)

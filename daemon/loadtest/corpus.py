@@ -1,12 +1,5 @@
 """Real code for the load test: standard-library files drawn with a seed, places in them, typos.
-
-Nothing here is code written for the test: the files are the interpreter's own library (tests,
-IDLE, 2to3's data and codec tables left out), drawn with a fixed seed, so the same machine sends
-the same documents. A place is a one-line statement typed up to a point (after a ``(``, an ``=``
-or a ``.``), with the rest of that line gone, as while someone is typing it; the lines after it
-stay, as in an editor. A typo is a block opener's colon lost, kept only where Python's parser
-then rejects the file.
-"""
+Nothing here is code written for the test."""
 
 from __future__ import annotations
 
@@ -40,6 +33,12 @@ class CorpusError(RuntimeError):
     """Too few files to draw from (the message says where it looked)."""
 
 
+# Nothing here is code written for the test: the files are the interpreter's own library (tests,
+# IDLE, 2to3's data and codec tables left out), drawn with a fixed seed, so the same machine sends
+# the same documents. A place is a one-line statement typed up to a point (after a ``(``, an ``=``
+# or a ``.``), with the rest of that line gone, as while someone is typing it; the lines after it
+# stay, as in an editor. A typo is a block opener's colon lost, kept only where Python's parser
+# then rejects the file.
 @dataclass(frozen=True)
 class Place:
     """A document with its cursor: what a completion request sends."""

@@ -1,9 +1,5 @@
 """The daemon's own view of a load test: its ``/metrics`` counters before and after a run.
-
-Requests by outcome (``busy`` is a refusal: a full queue or a spent rate limit), cache hits by
-match, errors by code. Read before and after a run; the difference is what the run did as the
-daemon counted it (other clients of a shared daemon count too).
-"""
+The difference is what the run did as the daemon counted it (other clients count too)."""
 
 from __future__ import annotations
 

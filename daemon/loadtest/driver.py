@@ -1,11 +1,5 @@
 """The open-loop sender: requests start on schedule, whatever the earlier ones are doing.
-
-Each request starts at its planned time whether or not the earlier ones have ended, and one that
-outlasts the timeout is counted as hung. ``exchange`` sends one request and reads its NDJSON
-stream to the end; ``run_open_loop`` keeps the schedule with any sender (the seam the unit tests
-use) and times what comes back. A request's latency runs from its planned start, so a sender
-that fell behind is not hidden.
-"""
+A request's latency runs from its planned start, so a sender that fell behind is not hidden."""
 
 from __future__ import annotations
 
@@ -23,6 +17,11 @@ from daemon.loadtest.plan import Planned
 LEAD_S = 0.05
 
 
+# Each request starts at its planned time whether or not the earlier ones have ended, and one that
+# outlasts the timeout is counted as hung. ``exchange`` sends one request and reads its NDJSON
+# stream to the end; ``run_open_loop`` keeps the schedule with any sender (the seam the unit tests
+# use) and times what comes back. A request's latency runs from its planned start, so a sender that
+# fell behind is not hidden.
 @dataclass(frozen=True)
 class Answer:
     """How one request ended: ``ok`` (a done event), ``429``, or ``error`` with a code."""

@@ -1,10 +1,5 @@
 """The load test's plan: the mix of request kinds, and when each request starts (open loop).
-
-Requests start on a fixed schedule, evenly spaced at the asked rate, whether or not the earlier
-ones have finished: a closed loop (send, wait, send) would slow down with the daemon and hide
-its queueing. The kinds are interleaved by smooth weighted round robin, so any stretch of the
-run has the mix's proportions and the counts are exact, with no randomness to seed.
-"""
+Kinds are interleaved by smooth weighted round robin: exact counts, no randomness."""
 
 from __future__ import annotations
 
@@ -25,6 +20,10 @@ class PlanError(ValueError):
     """A mix or rate that cannot be planned; the message says what to write instead."""
 
 
+# Requests start on a fixed schedule, evenly spaced at the asked rate, whether or not the earlier
+# ones have finished: a closed loop (send, wait, send) would slow down with the daemon and hide its
+# queueing. The kinds are interleaved by smooth weighted round robin, so any stretch of the run has
+# the mix's proportions and the counts are exact, with no randomness to seed.
 @dataclass(frozen=True)
 class Mix:
     """The share of each kind of request, as weights (they need not add up to 100)."""

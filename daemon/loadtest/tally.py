@@ -1,9 +1,5 @@
 """The load test's figures: counts and latency per kind, the rate held, and the verdict.
-
-Pure functions of the outcomes, so the arithmetic is tested without a daemon. Percentiles are
-nearest-rank (as ``assist stats`` takes them) over the answered requests: a 429 or an error has
-no latency worth ranking.
-"""
+Pure functions of the outcomes; nearest-rank percentiles over the answered requests."""
 
 from __future__ import annotations
 

@@ -1,11 +1,5 @@
 """Before the clock starts: the places hits and typing send, answered until they hit.
-
-Each place is sent with a long deadline, so its answer is the whole window's, and sent again, up
-to ``ROUNDS`` times, until it comes from the cache. The daemon finds a typed-on prefix only
-among the answers it wrote itself since it started (its typing index lives in memory), so an
-answer that came from the cache file is written once more (``"cache": false``) before its
-typing is used.
-"""
+Each place is asked with a long deadline, again until it comes from the cache."""
 
 from __future__ import annotations
 
@@ -55,6 +49,11 @@ def pick_places(documents: list[Document], count: int) -> list[Place]:
     return places
 
 
+# Each place is sent with a long deadline, so its answer is the whole window's, and sent again, up
+# to ``ROUNDS`` times, until it comes from the cache. The daemon finds a typed-on prefix only among
+# the answers it wrote itself since it started (its typing index lives in memory), so an answer
+# that came from the cache file is written once more (``"cache": false``) before its typing is
+# used.
 class WarmUp:
     def __init__(self, http: httpx.AsyncClient, users: int) -> None:
         self.http = http

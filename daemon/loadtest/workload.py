@@ -1,9 +1,5 @@
 """What each planned request sends, by kind: hits, typing, misses and fixes.
-
-A hit sends a warmed place again, typing the next keystroke of a warmed answer, a miss a new
-place, a fix a file with one typo. Misses and fixes are sent with ``"cache": false``: the places
-are drawn with a seed, so an earlier run's answers would otherwise make them hits.
-"""
+Misses and fixes go with ``"cache": false``: the seeded places would otherwise be hits."""
 
 from __future__ import annotations
 
