@@ -137,6 +137,8 @@ class ResultCache:
         try:
             return self._connect()
         except sqlite3.DatabaseError as exc:
+            if self.path.exists() and not os.access(self.path.parent, os.W_OK):
+                return self._connect_read_only(exc)
             aside = self.path.with_name(f"{self.path.name}.corrupt-{int(time.time())}")
             log.warning(
                 "result cache %s is unreadable (%s); moved aside to %s", self.path, exc, aside
@@ -145,6 +147,24 @@ class ResultCache:
             for suffix in ("-wal", "-shm"):
                 Path(f"{self.path}{suffix}").unlink(missing_ok=True)
             return self._connect()
+
+    def _connect_read_only(self, exc: sqlite3.DatabaseError) -> sqlite_utils.Database:
+        """A cache in a folder that cannot be written (a read-only mount): served as it is,
+        nothing stored. SQLite cannot open a WAL file there the usual way once its ``-shm``
+        is gone (a clean close removes it), so it is opened as immutable."""
+        conn = sqlite3.connect(
+            f"{self.path.resolve().as_uri()}?mode=ro&immutable=1",
+            uri=True,
+            check_same_thread=False,
+            isolation_level=None,
+        )
+        db = sqlite_utils.Database(conn)
+        if not db.table(TABLE).exists():
+            conn.close()
+            raise exc
+        self.problem = f"the folder {self.path.parent} cannot be written"
+        log.warning("result cache %s is read only (%s); serving without storing", self.path, exc)
+        return db
 
     def _connect(self) -> sqlite_utils.Database:
         if not self.path.exists():
