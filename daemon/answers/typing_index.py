@@ -69,12 +69,16 @@ class TypingIndex:
             self.hits += 1
 
     def match(self, key: str, prefix: str) -> Typed | None:
-        """The rest of a remembered answer whose first characters were typed since."""
+        """The rest of a remembered answer whose first characters were typed since. Typed
+        whole, an answer the model (or its gap) ended has nothing more: the rest is empty
+        (llama.vim asks at the end of the suggestion it shows); one a budget cut has none."""
         with self._lock:
             found = list(self._entries.get(key, ()))
         for entry in reversed(found):
             typed_length = len(prefix) - entry.prefix_length
-            if typed_length <= 0 or typed_length >= len(entry.answer):
+            if typed_length <= 0 or typed_length > len(entry.answer):
+                continue
+            if typed_length == len(entry.answer) and entry.finish_reason != "stop":
                 continue
             typed = prefix[entry.prefix_length :]
             if not entry.answer.startswith(typed):

@@ -11,10 +11,11 @@ Then llama.vim's requests, on the ``newline`` cases of the real-code set (a new 
 of a block in an installed package's module; each document read cold, as an editor opens it):
 its first request (250 ms for the generation), whether it shows a suggestion and whether that
 suggestion's first written line is what ``/v1/complete`` shows first, its speculative request
-(at the end of the whole suggestion, as llama.vim places it) and the same request again, as
-times and ratios to the first; and warm-ups (``n_predict`` 0) of other cases: their own time,
-and the next request's prompt time against that of documents read cold.
-Run: .venv/bin/python tests/bench/bench_dropin.py [--rounds 300] [--llama-vim 10]
+(at the end of the whole suggestion, as llama.vim places it: after an answer its time limit cut,
+the next line of the answer being written; after a whole one, the end the model wrote) and the
+same request again, as times and ratios to the first; and warm-ups (``n_predict`` 0) of other
+cases: their own time, and the next request's prompt time against that of documents read cold.
+Run: .venv/bin/python tests/bench/bench_dropin.py [--rounds 300] [--llama-vim 10] [--verbose]
 """
 
 from __future__ import annotations
@@ -129,7 +130,7 @@ def first_written_line(content: str) -> str:
     return next((line for line in content.split("\n") if line.strip()), "")
 
 
-def llama_vim(http: httpx.Client, count: int) -> None:
+def llama_vim(http: httpx.Client, count: int, verbose: bool = False) -> None:
     from tests.bench.realcode.cases import document, load
 
     newline = [c for c in load() if c.kind == "newline"]
@@ -141,8 +142,11 @@ def llama_vim(http: httpx.Client, count: int) -> None:
         before = "\n".join(lines[max(0, case.line - 256) : case.line]) + "\n"
         typed = lines[case.line]
         after = "\n" + "\n".join(lines[case.line + 1 : case.line + 65])
-        first_ms, first = ask_vim(http, vim_body(before, typed, after, True))
+        first_body = vim_body(before, typed, after, True)
+        first_body["response_fields"] = [*VIM_FIELDS, "stop_type"]
+        first_ms, first = ask_vim(http, first_body)
         content = str(first.get("content", ""))
+        cut = first.get("stop_type") == "limit"
         # llama.vim's speculative request: at the end of the whole suggestion it shows.
         shown = content.split("\n")
         if len(shown) == 1:
@@ -160,12 +164,19 @@ def llama_vim(http: httpx.Client, count: int) -> None:
             (
                 first_ms,
                 bool(content.strip()),
-                first_written_line(content) == complete_first,
+                bool(content.strip()) and first_written_line(content) == complete_first,
                 speculative_ms,
                 again_ms,
                 bool(spec.get("cached")),
+                cut,
             )
         )
+        if verbose:
+            print(
+                f"  {case.id} {first.get('stop_type')} {first_ms:.0f} ms "
+                f"{content!r} -> {speculative_ms:.0f} ms cached={spec.get('cached')} "
+                f"{spec.get('content')!r}"
+            )
     shown_count = sum(r[1] for r in rows)
     same = sum(r[2] for r in rows)
     first_p50 = statistics.median(r[0] for r in rows)
@@ -174,13 +185,30 @@ def llama_vim(http: httpx.Client, count: int) -> None:
         f"  first request (250 ms)  p50 {first_p50:7.1f} ms  "
         f"suggestion shown {shown_count}/{len(rows)}"
     )
-    print(f"  first written line as /v1/complete shows it first: {same}/{len(rows)}")
+    print(
+        f"  first written line as /v1/complete shows it first: {same} of the {shown_count} shown "
+        "(the others held back by the confidence gate, as /v1/complete's final answer is)"
+    )
     served = sum(r[5] for r in rows)
     print(f"  speculative requests the first answer served: {served}/{len(rows)}")
-    for label, index in (("speculative request", 3), ("the same again", 4)):
-        p50 = statistics.median(r[index] for r in rows)
-        ratio = statistics.median(r[0] / max(r[index], 0.001) for r in rows)
-        print(f"  {label:<22}  p50 {p50:7.1f} ms  {ratio:6.1f}x faster than the first (median)")
+    after_cut = [r for r in rows if r[6]]
+    after_whole = [r for r in rows if not r[6]]
+    for label, index, part in (
+        ("speculative request", 3, rows),
+        ("  after a cut answer", 3, after_cut),
+        ("  after a whole one", 3, after_whole),
+        ("the same again", 4, rows),
+    ):
+        if not part:
+            print(f"  {label:<22}  none")
+            continue
+        p50 = statistics.median(r[index] for r in part)
+        ratio = statistics.median(r[0] / max(r[index], 0.001) for r in part)
+        print(
+            f"  {label:<22}  p50 {p50:7.1f} ms  {ratio:6.1f}x faster than the first (median, "
+            f"{len(part)} documents"
+            + (f", {sum(r[5] for r in part)} served by the first answer)" if index == 3 else ")")
+        )
     warm_up(http, newline[count : 2 * count], newline[2 * count : 3 * count])
 
 
@@ -220,6 +248,7 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--rounds", type=int, default=300)
     parser.add_argument("--llama-vim", type=int, default=10, help="documents (0: none)")
+    parser.add_argument("--verbose", action="store_true", help="each llama.vim document's answers")
     args = parser.parse_args()
     work = Path(tempfile.mkdtemp(prefix="assist-bench-dropin-"))
     settings = load_settings(
@@ -255,7 +284,7 @@ def main() -> int:
                 f"{median / base:4.2f}x of /v1/complete"
             )
         if args.llama_vim:
-            llama_vim(clients["/infill"], args.llama_vim)
+            llama_vim(clients["/infill"], args.llama_vim, args.verbose)
         for client in clients.values():
             client.close()
     finally:

@@ -32,3 +32,15 @@ def test_forget_drops_a_rejected_answer():
     index.remember(key, "x = ", "value", "stop", 1)
     index.forget(key, "value")
     assert index.match(key, "x = va") is None
+
+
+def test_an_answer_typed_whole_has_nothing_more_only_where_it_ended():
+    index = TypingIndex()
+    key = index.key("c", "\n    return total\n")
+    index.remember(key, "    ", "total += x", "stop", 4)
+    hit = index.match(key, "    total += x")
+    assert hit is not None and hit.answer == "" and hit.finish_reason == "stop"
+    assert index.match(key, "    total += x\n") is None  # typed past it: a new question
+    index.remember(key, "x = ", "compute(a, b", "length", 48)  # cut by the token budget
+    assert index.match(key, "x = compute(a, b") is None
+    assert index.match(key, "x = compute(a").answer == ", b"
