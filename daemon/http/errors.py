@@ -8,6 +8,7 @@ from typing import Any
 
 from fastapi import FastAPI, Request
 from fastapi.responses import JSONResponse
+from starlette.requests import ClientDisconnect
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from daemon.errors import AssistError, MethodNotAllowed, NotFound
@@ -88,6 +89,14 @@ class CatchAll:
 
         try:
             await self.app(scope, receive, send_with_id)
+        except ClientDisconnect:
+            # Not a defect: the client closed its connection before its body was read.
+            log.info(
+                "%s %s: the client went away before sending its whole request (request id %s)",
+                scope.get("method"),
+                scope.get("path"),
+                request_id,
+            )
         except Exception:
             log.exception(
                 "%s %s failed (request id %s)", scope.get("method"), scope.get("path"), request_id

@@ -7,7 +7,7 @@ import logging
 
 import httpx
 import pytest
-from fastapi import FastAPI
+from fastapi import FastAPI, Request
 
 from daemon.errors import AssistError, Busy
 from daemon.http import errors
@@ -60,3 +60,47 @@ async def test_unknown_paths_are_error_bodies(path, method, status):
     response = await get(app_that(KeyError()), path)
     assert response.status_code == status
     assert ErrorBody.model_validate(response.json()).error.code == ErrorCode.NOT_FOUND
+
+
+async def test_a_client_gone_before_its_body_is_read_is_no_error(caplog):
+    app = FastAPI()
+    errors.install(app)
+    ran = []
+
+    @app.post("/read")
+    async def read(request: Request) -> dict[str, int]:
+        ran.append(True)
+        return {"length": len(await request.body())}
+
+    messages = [
+        {"type": "http.request", "body": b'{"text": "x', "more_body": True},
+        {"type": "http.disconnect"},
+    ]
+    sent: list[dict] = []
+
+    async def receive() -> dict:
+        return messages.pop(0)
+
+    async def send(message: dict) -> None:
+        sent.append(message)
+
+    scope = {
+        "type": "http",
+        "asgi": {"version": "3.0"},
+        "http_version": "1.1",
+        "method": "POST",
+        "path": "/read",
+        "raw_path": b"/read",
+        "query_string": b"",
+        "headers": [(b"content-type", b"application/json")],
+        "client": ("127.0.0.1", 5000),
+        "server": ("127.0.0.1", 8765),
+        "scheme": "http",
+        "root_path": "",
+    }
+    with caplog.at_level(logging.INFO, logger="daemon.http.errors"):
+        await app(scope, receive, send)
+    assert ran  # the endpoint was reached and its read found the client gone
+    assert not any(r.levelno >= logging.WARNING for r in caplog.records)
+    assert any("went away" in r.getMessage() for r in caplog.records)
+    assert not sent  # nothing is sent to a client that is gone
