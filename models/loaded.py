@@ -37,6 +37,8 @@ _FLASH_ATTN = {
 }
 
 # Special tokens that open a reasoning ("thinking") section in the vocabularies that have one.
+# Context left free beside a prompt and its answer (a healed lead's tokens, a stop's look-ahead).
+CONTEXT_SPARE_TOKENS = 8
 THINKING_MARKERS = (
     "<think>",
     "<thinking>",
@@ -74,6 +76,12 @@ class ModelFacts:
     n_ctx_train: int
     load_seconds: float
     extra: dict[str, str] = field(default_factory=dict)
+
+
+def prompt_room(n_ctx: int, answer_tokens: int) -> int:
+    """The most prompt tokens a context of ``n_ctx`` holds beside an answer of
+    ``answer_tokens``."""
+    return n_ctx - answer_tokens - CONTEXT_SPARE_TOKENS
 
 
 def _load(

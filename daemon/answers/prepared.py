@@ -24,6 +24,7 @@ from daemon.prompt.header import render_header
 from daemon.prompt.relevance import snippets_for_line
 from daemon.protocol import CompleteRequest, StageEvent, StageName, StartEvent
 from daemon.settings import Settings
+from models.loaded import prompt_room
 
 # Documents larger than this are tokenized off the event loop.
 _OFFLOAD_PROMPT_CHARS = 64 * 1024
@@ -208,7 +209,7 @@ class Preparer:
         to ``budget``), with the snippets of other files that ``context`` brings."""
         model = self.backend.model
         settings = self.settings
-        limit = min(settings.prompt_budget_tokens, model.facts.n_ctx - route.max_tokens - 8)
+        limit = min(settings.prompt_budget_tokens, prompt_room(model.facts.n_ctx, route.max_tokens))
         if budget is not None:
             limit = min(limit, budget)
 

@@ -20,6 +20,7 @@ from daemon.observe.gpu import GpuDevice, gpu_devices
 from daemon.settings import Settings
 from models.backend import DeviceFigures, gpu_offload_supported
 from models.backend import gpu_devices as llama_gpu_devices
+from models.loaded import CONTEXT_SPARE_TOKENS
 from models.resolve import ResolvedModel
 
 log = logging.getLogger(__name__)
@@ -29,7 +30,7 @@ def prompt_floor(settings: Settings) -> int:
     """The least context a request needs: the prompt budget and the longest answer a path
     asks for by default."""
     answer = max(settings.fast_max_tokens, settings.deep_max_tokens, settings.fix_max_tokens)
-    return settings.prompt_budget_tokens + answer + 8
+    return settings.prompt_budget_tokens + answer + CONTEXT_SPARE_TOKENS
 
 
 # The figures: the device's (NVML, else llama.cpp's), the model's (its GGUF header and file) and

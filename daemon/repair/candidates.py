@@ -22,6 +22,7 @@ from daemon.repair.diagnosis import Problems
 from daemon.repair.intent import keeps_every_token
 from daemon.repair.layout import code_end
 from daemon.settings import Settings
+from models.loaded import prompt_room
 
 # Temperatures of successive model candidates: the first is the model's best guess.
 TEMPERATURES = (0.0, 0.4, 0.7, 0.9, 1.0)
@@ -118,7 +119,7 @@ class ModelCandidates:
         model = self.backend.model
         settings = self.settings
         budget_tokens = min(
-            settings.prompt_budget_tokens, model.facts.n_ctx - settings.fix_max_tokens - 8
+            settings.prompt_budget_tokens, prompt_room(model.facts.n_ctx, settings.fix_max_tokens)
         )
         prompt = await asyncio.to_thread(
             partial(
