@@ -24,6 +24,9 @@ ERRORS_TIME_SHARE = 0.9
 PROMPT_SHARE = 0.5
 # A window is never cut below this many tokens to fit the time: fewer say too little.
 MIN_WINDOW_TOKENS = 256
+# A cut window is a whole number of these: the measured speed moves from one request to the
+# next, and the same place asked again should get the same window (and so the same cache key).
+WINDOW_STEP_TOKENS = 128
 
 
 @dataclass(frozen=True)
@@ -90,7 +93,8 @@ def window_within(
 ) -> int | None:
     """A smaller prompt budget when reading what the model does not hold yet of a
     ``prompt_tokens`` prompt would take more than ``PROMPT_SHARE`` of ``left_s``; None when
-    the prompt fits its time as it is (or cannot be cut below ``MIN_WINDOW_TOKENS``).
+    the prompt fits its time as it is (or cannot be cut below ``MIN_WINDOW_TOKENS``). The
+    budget is rounded down to ``WINDOW_STEP_TOKENS``.
     ``cached_tokens`` (how many the model holds) is asked only when a cold read would not
     fit: on a fast machine or a short prompt, never."""
     allowed = PROMPT_SHARE * left_s
@@ -98,5 +102,6 @@ def window_within(
         return None
     if speed.prompt_seconds(prompt_tokens - cached_tokens()) <= allowed:
         return None
-    fitted = max(MIN_WINDOW_TOKENS, int(allowed * speed.prompt_tps))
+    readable = int(allowed * speed.prompt_tps)
+    fitted = max(MIN_WINDOW_TOKENS, readable - readable % WINDOW_STEP_TOKENS)
     return fitted if fitted < min(budget, prompt_tokens) else None

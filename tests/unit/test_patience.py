@@ -7,6 +7,7 @@ import pytest
 from daemon.answers.patience import (
     MIN_BODY_TOKENS,
     MIN_WINDOW_TOKENS,
+    WINDOW_STEP_TOKENS,
     body_tokens,
     errors_plan,
     fresh_tokens,
@@ -91,8 +92,8 @@ def fit(speed: Speed, tokens: int, cached: int = 0, budget: int = 1536) -> int |
 
 def test_a_cold_prompt_too_slow_to_read_in_time_gets_a_smaller_window() -> None:
     slow = Speed(prompt_tps=200.0, decode_tps=30.0)
-    # 1,500 tokens take 7.5 s; half of 3 s reads 300.
-    assert fit(slow, 1500) == 300
+    # 1,500 tokens take 7.5 s; half of 3 s reads 300, rounded down to the step: 256.
+    assert fit(slow, 1500) == 256
     # The same prompt, evaluated already but for its last 100 tokens, fits as it is.
     assert fit(slow, 1500, cached=1400) is None
     # A fast machine reads it in time.
@@ -118,3 +119,12 @@ def test_a_window_is_never_cut_below_its_floor() -> None:
     assert fit(crawl, 1500) == MIN_WINDOW_TOKENS
     # A prompt already at the floor is left as it is.
     assert fit(crawl, MIN_WINDOW_TOKENS, budget=900) is None
+
+
+def test_the_same_place_gets_the_same_window_as_the_measured_speed_moves() -> None:
+    windows = {fit(Speed(prompt_tps=tps, decode_tps=30.0), 1500) for tps in (350, 370, 390, 410)}
+    assert windows == {512}  # 525 to 615 tokens readable
+    assert all(
+        (fit(Speed(prompt_tps=tps, decode_tps=30.0), 1500) or 0) % WINDOW_STEP_TOKENS == 0
+        for tps in range(100, 1000, 37)
+    )
