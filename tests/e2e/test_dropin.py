@@ -247,6 +247,22 @@ def test_a_time_limit_cuts_after_the_first_line_and_the_answer_is_not_wasted(dae
         assert following["content"].strip() and following["cached"] is True
 
 
+def test_the_place_after_a_whole_answer_is_a_hit_with_nothing_more(daemon):
+    # llama.vim's speculative request after a suggestion its time limit did not cut: at the end
+    # of an answer the model ended, nothing more goes there, and no model is asked again.
+    body = infill_body(input_extra=[])
+    with daemon.http() as http:
+        first = http.post("/infill", json=body).json()
+        assert first["content"].strip() and first["stop_type"] == "eos"
+        after = body | {"prompt": f"{body['prompt']}{first['content']}"}
+        following = http.post("/infill", json=after).json()
+        assert following["cached"] is True and following["content"] == ""
+        assert following["stop_type"] == "eos"
+        # Typed past the answer's end, the place is a new question.
+        past = body | {"prompt": f"{body['prompt']}{first['content']} * 2"}
+        assert http.post("/infill", json=past).json()["cached"] is False
+
+
 def test_a_warm_up_answers_at_once_and_reads_the_prompt(daemon):
     body = infill_body(n_predict=0, t_max_predict_ms=1, samplers=[])
     with daemon.http() as http:
