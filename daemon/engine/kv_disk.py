@@ -24,7 +24,7 @@ from daemon.engine.kv_files import (
     read_state_file,
     write_state_file,
 )
-from daemon.engine.prefix import common_prefix
+from daemon.engine.prefix import begins_with, longest_shared
 from models.loaded import LoadedModel
 
 log = logging.getLogger(__name__)
@@ -142,13 +142,8 @@ class DiskStates:
     def best(self, tokens: np.ndarray) -> tuple[str | None, int]:
         """The file sharing the longest prefix with ``tokens``, and that length."""
         with self._lock:
-            entries = list(self._entries.values())
-        best_name, best_len = None, 0
-        for entry in entries:
-            length = common_prefix(entry.tokens, tokens)
-            if length > best_len:
-                best_name, best_len = entry.name, length
-        return best_name, best_len
+            entries = [(entry.name, entry.tokens) for entry in self._entries.values()]
+        return longest_shared(entries, tokens)
 
     def refresh(self) -> None:
         """Read the folder again when it changed (another daemon wrote or removed a file):
@@ -206,12 +201,7 @@ class DiskStates:
         name = self.owner.file_name(tokens)
         with self._lock:
             covering = self._entries.get(name) or next(
-                (
-                    e
-                    for e in self._entries.values()
-                    if len(e.tokens) >= len(tokens)
-                    and common_prefix(e.tokens, tokens) == len(tokens)
-                ),
+                (e for e in self._entries.values() if begins_with(e.tokens, tokens)),
                 None,
             )
             if covering is None and not wait and self._pending_bytes + len(data) > PENDING_BYTES:
@@ -263,7 +253,7 @@ class DiskStates:
                 for e in self._entries.values()
                 if e.pending is None
                 and len(e.tokens) < len(entry.tokens)
-                and common_prefix(e.tokens, entry.tokens) == len(e.tokens)
+                and begins_with(entry.tokens, e.tokens)
             ]
         for name in redundant:
             self._remove(name)

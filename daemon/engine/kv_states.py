@@ -14,7 +14,7 @@ import llama_cpp
 import numpy as np
 
 from daemon.engine.kv_splice import read_state, write_state
-from daemon.engine.prefix import common_prefix
+from daemon.engine.prefix import begins_with, longest_shared
 
 if TYPE_CHECKING:
     from daemon.engine.kv_disk import DiskStates
@@ -85,12 +85,9 @@ class SequenceStates:
         """The saved state, in memory or on disk, sharing the longest prefix with ``tokens``,
         and that length (in memory, among equals). Safe to call from another thread than the
         engine's (it reads a snapshot of the states)."""
-        best_id: StateKey | None = None
-        best_len = 0
-        for state_id, state in list(self._states.items()):
-            length = common_prefix(state.tokens, tokens)
-            if length > best_len:
-                best_id, best_len = state_id, length
+        held = [(state_id, state.tokens) for state_id, state in list(self._states.items())]
+        best_id: StateKey | None
+        best_id, best_len = longest_shared(held, tokens)
         if self.disk is not None:
             name, length = self.disk.best(np.asarray(tokens))
             if length > best_len:
@@ -118,7 +115,7 @@ class SequenceStates:
             return
         live = np.array(tokens, dtype=np.intc)
         for state_id, state in self._states.items():
-            if len(state.tokens) == n and common_prefix(state.tokens, live) == n:
+            if np.array_equal(state.tokens, live):
                 self._states.move_to_end(state_id)
                 return
         size = llama_cpp.llama_state_seq_get_size(ctx, seq)
@@ -133,9 +130,7 @@ class SequenceStates:
             return
         state = SavedState(live, data.tobytes())
         # A state that is a prefix of the new one is now redundant.
-        for state_id in [
-            i for i, s in self._states.items() if common_prefix(s.tokens, live) == len(s.tokens)
-        ]:
+        for state_id in [i for i, s in self._states.items() if begins_with(live, s.tokens)]:
             self._drop(state_id)
         self._states[self._next] = state
         self._next += 1
