@@ -116,7 +116,10 @@ class FastPath:
             fitted.append(candidate(member, each, trim))
         if isinstance(until, GapUntil) and until.cut_by:
             first = fitted[0]
-            if until.cut_by not in first.trimmed.fired:
+            if until.refused is not None:  # refused as written: the job stopped at its first line
+                refused = until.refused
+                fitted[0] = candidate(0, own, Trimmed("", (until.cut_by,), refused, refused))
+            elif until.cut_by not in first.trimmed.fired:
                 fired = (until.cut_by, *first.trimmed.fired)
                 fitted[0] = replace(first, trimmed=replace(first.trimmed, fired=fired))
         best = ranked(fitted)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ast
 import importlib
 import logging
 import re
@@ -244,6 +245,31 @@ def _check_python(text: str) -> list[Diagnostic]:
     except (RecursionError, MemoryError):  # the parser's stack overflowed: deeply nested input
         return [Diagnostic(0, 0, 0, 0, "too deeply nested to parse", "python")]
     return []
+
+
+# The parser's flags for text that may stop anywhere: input that wants more (an open bracket,
+# string or block, a line continued) raises "incomplete input" instead of an error at its end.
+_INCOMPLETE_INPUT = 0x4000  # PyCF_ALLOW_INCOMPLETE_INPUT, as codeop uses it
+_DONT_IMPLY_DEDENT = 0x200  # PyCF_DONT_IMPLY_DEDENT
+_CUT_TEXT_FLAGS = ast.PyCF_ONLY_AST | _INCOMPLETE_INPUT | _DONT_IMPLY_DEDENT
+
+
+def python_cut_error(text: str) -> Diagnostic | None:
+    """The syntax error of Python ``text`` cut where it ends that no text after it could mend,
+    or None: where it parses, or only wants more (an open bracket, string or block, a line
+    continued with a backslash). The parser alone judges (not the compiler: a ``nonlocal``
+    may be bound below), and indentation is not judged (an answer's is fitted later)."""
+    try:
+        with _warnings_lock, warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            compile(text, "<file>", "exec", _CUT_TEXT_FLAGS, dont_inherit=True)
+    except IndentationError:  # TabError included
+        return None
+    except SyntaxError as exc:
+        return None if exc.msg == "incomplete input" else _python_error(exc, text)
+    except (ValueError, RecursionError, MemoryError):  # null bytes; too deeply nested
+        return None
+    return None
 
 
 # --- The interface ------------------------------------------------------------------------------

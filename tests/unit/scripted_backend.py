@@ -165,9 +165,10 @@ class ScriptedBackend:
     def _continuation(
         self, run: Run, text: str, logprob: float, until: Until | None
     ) -> Continuation:
+        first = self.model.tokenize_text(text[:1])  # a character a token
+        # as the engine's: the first token chosen, whether or not the until kept its text
         text, reason = self._cut(run, text, until)
         ends = tuple(range(1, len(text) + 1))
-        first = self.model.tokenize_text(text[:1])  # a character a token
         return Continuation(
             text, reason, len(text), (logprob,) * len(text), ends, first[0] if first else None
         )

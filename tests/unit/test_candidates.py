@@ -274,3 +274,22 @@ async def test_a_user_who_accepts_everything_gets_a_lower_threshold():
     assert events[-1].text == "total"  # 0.55 passes 0.7 x 0.5
     events = [e async for e in await pipeline.start(request(cache=False), "new")]
     assert events[-1].text == "" and events[-1].withheld == "total"
+
+
+async def test_a_first_line_no_later_line_mends_stops_the_job_and_a_second_starts_at_once():
+    def written(run: Run) -> list[tuple[str, float]]:
+        if run.budget.not_first:
+            return [("total", -0.5)]
+        return [("1. The total is the sum.\n2. Then it is returned.", -0.01)]
+
+    backend = ScriptedBackend(lambda run: "", candidates=written)
+    done, final = await answer(backend, min_confidence=0.0)
+    assert done.text == "total" and len(backend.runs) == 2
+    assert "first line does not parse" in (final.reason or "")
+
+
+async def test_with_no_second_answer_the_refusal_says_why():
+    backend = scripted(("1. The total is the sum.\n2. Then it is returned.", -0.01))
+    done, final = await answer(backend, min_confidence=0.0)
+    assert done.text == "" and not final.ok
+    assert "the answer failed verification (its first line does not parse" in (final.reason or "")

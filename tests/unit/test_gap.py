@@ -477,6 +477,71 @@ def test_an_answer_that_does_not_parse_keeps_its_parseable_lines():
     assert trimmed.verdict is not None and trimmed.verdict.ok
 
 
+# -- a first line no later line can mend ----------------------------------------------------
+
+PY_IMPORT_TYPED = "from a import b, c,█\n\n\ndef f():\n    return b\n"
+
+
+@pytest.mark.parametrize(
+    ("document", "answer", "message"),
+    [
+        # prose where a statement goes
+        (PY_LOOP, "        1. Add each number.\n        result += x", "invalid syntax"),
+        # a line break where the statement being typed cannot go on
+        (PY_IMPORT_TYPED, "\n    d, e", "trailing comma"),
+    ],
+)
+def test_an_answer_whose_first_line_no_later_line_mends_fails_verification(
+    document, answer, message
+):
+    cursor = at(document)
+    trimmed = trim_to_gap(answer, cursor, "python", gap_shape(cursor, "python"))
+    assert trimmed.text == "" and "drop_broken_line" in trimmed.fired
+    assert trimmed.verdict is not None and not trimmed.verdict.ok
+    assert "first line does not parse" in (trimmed.verdict.reason or "")
+    assert message in (trimmed.verdict.reason or "")
+
+
+@pytest.mark.parametrize(
+    ("document", "answer"),
+    [
+        (PY_IMPORT_TYPED, " d"),  # the statement finished
+        (PY_UNDER_WAY, "a,\n        b)"),  # a bracket carries the statement on
+        (PY_LOOP, "        if x < 0:\n            x = 0"),  # a block opened
+        (PY_MID_LINE, "a, b"),  # the rest of the line follows the answer: not judged
+    ],
+)
+def test_an_answer_whose_first_line_can_stand_is_kept(document, answer):
+    cursor = at(document)
+    trimmed = trim_to_gap(answer, cursor, "python", gap_shape(cursor, "python"))
+    assert "drop_broken_line" not in trimmed.fired and trimmed.text.strip()
+
+
+def test_the_engine_stops_at_a_first_line_no_later_line_mends():
+    cursor = at(PY_IMPORT_TYPED)
+    until = gap_until(cursor, "python", gap_shape(cursor, "python"))
+    assert until("\n") == 0  # the line break alone: the import is left unfinished
+    assert until.cut_by == "drop_broken_line" and until.refused is not None
+    assert "trailing comma" in (until.refused.reason or "")
+    cursor = at(PY_LOOP)
+    until = gap_until(cursor, "python", gap_shape(cursor, "python"))
+    assert until("        1. Add each number.\n") == 0 and until.cut_by == "drop_broken_line"
+    # judged once: a first line that stands is not parsed again at each line
+    until = gap_until(cursor, "python", gap_shape(cursor, "python"))
+    assert until("        if x < 0:\n") is None and until.refused is None
+
+
+def test_the_engine_leaves_a_comma_and_a_closer_to_the_rules_that_mend_them():
+    cursor = at(PY_IMPORT_TYPED.replace("c,", "c"))
+    until = gap_until(cursor, "python", gap_shape(cursor, "python"))
+    until(", d,\n")  # drop_stray_comma may take the comma off
+    assert until.refused is None and until.cut_by != "drop_broken_line"
+    cursor = at("def f(a):\n    value = compute(a█\n")
+    until = gap_until(cursor, "python", gap_shape(cursor, "python"))
+    until("))\n")  # drop_extra_closers may take a closer off
+    assert until.refused is None and until.cut_by != "drop_broken_line"
+
+
 def test_without_verification_nothing_is_parsed():
     cursor = at(PY_LAST)
     trimmed = trim_to_gap("    y = (", cursor, "python", gap_shape(cursor, "python"), verify=False)

@@ -15,6 +15,7 @@ from daemon.checks.syntax import (
     UnsupportedLanguage,
     check_syntax,
     parses,
+    python_cut_error,
     supported_languages,
 )
 
@@ -506,3 +507,38 @@ def test_parsing_from_many_threads() -> None:
         thread.join()
     assert not errors
     assert results == expected
+
+
+# -- Python text cut where it ends --------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "line", "message"),
+    [
+        ("import os\nfrom a import b, c,", 1, "trailing comma"),
+        ("def f():\n    1. The host is not valid.", 1, "invalid syntax"),
+        ("def f():\n    x = 1 +", 1, "invalid syntax"),
+        ("def f():\n    else:", 1, "invalid syntax"),
+    ],
+)
+def test_a_cut_text_with_an_error_no_later_text_mends(text, line, message):
+    found = python_cut_error(text)
+    assert found is not None and found.line == line and message in found.message
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "def f():\n    return x",  # parses
+        "def f():\n    x = foo(a,",  # an open bracket
+        'def f():\n    s = """abc',  # an open string
+        "def f():\n    if x > 0:",  # a block to come
+        "def f():\n    x = a \\",  # a line continued
+        "class A:\n    @property",  # a decorator's function to come
+        "x = 1\n   y = 2",  # indentation is not judged
+        "def outer():\n    def inner():\n        nonlocal x",  # bound below, perhaps
+        "x = '\\d'",  # an invalid escape only warns
+    ],
+)
+def test_a_cut_text_that_parses_or_wants_more_has_no_error(text):
+    assert python_cut_error(text) is None

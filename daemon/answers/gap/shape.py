@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal
 
@@ -53,6 +54,17 @@ class Shape:
     def on_empty_line(self) -> bool:
         """Whether the cursor's line holds nothing but indentation before the cursor."""
         return self.kind != "line" and not self.typed.strip()
+
+
+def blank_lead(lines: Sequence[str], shape: Shape) -> int:
+    """How many of the answer's first ``lines`` are blank lines the gap skips: on an empty
+    line the model's leading line breaks are not a line of the answer (elsewhere none are).
+    ``len(lines)`` when every line is blank."""
+    lead = 0
+    if shape.on_empty_line:
+        while lead < len(lines) and not lines[lead].strip():
+            lead += 1
+    return lead
 
 
 def indent_unit(lines: list[str]) -> str:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 
+from daemon.answers.gap.broken import BROKEN_LINE, broken_first_line, refusal
 from daemon.answers.gap.calls import fit_call_arguments
 from daemon.answers.gap.echo import drop_call_echo
 from daemon.answers.gap.endings import drop_extra_closers, drop_stray_comma
@@ -20,7 +21,7 @@ from daemon.answers.gap.rules import (
     stop_at_shape,
     suffix_repeat_cut,
 )
-from daemon.answers.gap.shape import Shape
+from daemon.answers.gap.shape import Shape, blank_lead
 from daemon.checks.verify import Verdict, verify_insertion
 from daemon.cursor import Cursor
 from daemon.protocol import ContextSnippet
@@ -37,6 +38,7 @@ RULES = (
     "fit_call_arguments",
     "drop_extra_closers",
     "drop_stray_comma",
+    BROKEN_LINE,
     "keep_parseable",
 )
 
@@ -71,7 +73,8 @@ def _end_at_line_end(text: str, cursor: Cursor) -> str:
 # drop_suffix_repeats (cut where the model writes the code below again); 5 stop_at_block_exit (cut
 # before a line that leaves the cursor's block); 6 drop_repeated_runs (lines repeated in a loop); 7
 # stop_at_shape (keep what the gap takes); 8 fit_call_arguments (only with the signatures of the
-# snippets in the prompt); 9 drop_extra_closers; 10 drop_stray_comma; 11 keep_parseable (the
+# snippets in the prompt); 9 drop_extra_closers; 10 drop_stray_comma; 11 drop_broken_line (an
+# answer whose first line no later line can mend fails verification); 12 keep_parseable (the
 # longest leading run of lines that verifies in the document).
 #
 # COMPLETION_RULES_VERSION (daemon/pipeline/keys.py) is part of a completion's cache key: bump it
@@ -88,7 +91,7 @@ def trim_to_gap(
     skip: Collection[str] = (),
 ) -> Trimmed:
     """The answer cut and fitted to the gap at ``cursor``; with ``verify``, also its ending
-    mended and the answer kept to the lines that verify in the document (rules 9-11, which
+    mended and the answer kept to the lines that verify in the document (rules 9-12, which
     parse the document). ``context``: the snippets of other files the prompt showed, whose
     signatures calls in the answer are fitted to; ``line_length``: the workspace's, for a call
     joined onto the cursor's line; ``skip``: rules left out by name (the benchmark's
@@ -126,6 +129,11 @@ def trim_to_gap(
     text = _end_at_line_end(text, cursor)
     if not verify:
         return Trimmed(text, tuple(fired))
+    if text and BROKEN_LINE not in skip:
+        why = broken_first_line(text.split("\n"), cursor, language, shape)
+        if why is not None:
+            rejected = refusal(why)
+            return Trimmed("", (*fired, BROKEN_LINE), rejected, rejected)
     if "keep_parseable" in skip:
         verdict = verify_insertion(language, cursor.prefix, text, cursor.suffix)
         return Trimmed(text, tuple(fired), verdict, verdict)
@@ -147,12 +155,9 @@ def kept_lines(
 ) -> tuple[int, str] | None:
     """How many of the answer's complete ``lines`` the gap keeps and the rule that ends the
     answer there, once the answer is known to end; None while it may go on."""
-    lead = 0
-    if shape.on_empty_line:
-        while lead < len(lines) and not lines[lead].strip():
-            lead += 1
-        if lead == len(lines):
-            return None
+    lead = blank_lead(lines, shape)
+    if lead and lead == len(lines):
+        return None
     fitted = fit_indentation("\n".join(lines[lead:]), shape, language).split("\n")
     count, rule = len(fitted), ""
     for name, end in (
@@ -178,11 +183,23 @@ class GapUntil:
         self.language = language
         self.shape = shape
         self.cut_by: str | None = None
+        self.refused: Verdict | None = None  # the verdict on an answer refused as written
+        self._first_judged = False  # the first line is judged once, when it is complete
 
     def __call__(self, text: str) -> int | None:
         lines = text.split("\n")[:-1]  # only complete lines
         if not lines:
             return None
+        if not self._first_judged and (
+            not self.shape.on_empty_line or any(line.strip() for line in lines)
+        ):
+            self._first_judged = True
+            answer = "\n".join(lines[blank_lead(lines, self.shape) :])
+            fitted = fit_indentation(answer, self.shape, self.language).split("\n")
+            why = broken_first_line(fitted, self.cursor, self.language, self.shape, final=False)
+            if why is not None:  # nothing written after it can mend it
+                self.cut_by, self.refused = BROKEN_LINE, refusal(why)
+                return 0
         kept = kept_lines(lines, self.cursor, self.language, self.shape)
         if kept is None:
             return None
