@@ -27,6 +27,9 @@ from daemon.settings import Settings
 
 # The fast path writes at most this many lines after the cursor's line.
 FAST_MAX_LINES = 8
+# Where no answer is worth offering, at most this many more are asked for, one at a time, each
+# from a first token none before it began with, while time is left.
+SECOND_TRIES = 3
 
 # Keeps a complete, verified answer: its text, the job's result, its tokens, the offer.
 Keep = Callable[[Completion, str, JobResult, int, Offer | None], Awaitable[None]]
@@ -124,12 +127,16 @@ class FastPath:
                 fitted[0] = replace(first, trimmed=replace(first.trimmed, fired=fired))
         best = ranked(fitted)
         postprocess = self.settings.postprocess
-        if postprocess and result.complete and not any(not each.faults for each in best):
+        tries = SECOND_TRIES if postprocess and result.complete else 0
+        while tries and not any(not each.faults for each in best):
+            tries -= 1
             second = await self._second(c, admission, limits, shape, written)
-            if second is not None:
-                trim = await asyncio.to_thread(fit, second.text, c.cursor, c.language, shape)
-                fitted.append(candidate(len(written), second, trim))
-                best = ranked(fitted)
+            if second is None:
+                break
+            trim = await asyncio.to_thread(fit, second.text, c.cursor, c.language, shape)
+            fitted.append(candidate(len(written), second, trim))
+            written.append(second)
+            best = ranked(fitted)
         if best and c.language == "python" and postprocess:
             # Every answer, not only several: the gate holds back one with a new undefined name.
             checked = await asyncio.to_thread(with_new_names, best, c.prefix, c.suffix)
@@ -185,7 +192,7 @@ class FastPath:
     ) -> Continuation | None:
         """When every answer came to nothing once trimmed (most often the line below, written
         again) or failed verification (prose where code goes): one more, greedy from the most
-        likely first token none of them began with.
+        likely first token none of them began with (``SECOND_TRIES`` at most, one at a time).
         Its prompt is still in the KV cache, so it costs a short decode; it is not streamed.
         None when the first tokens are unknown or no time is left."""
         barred = tuple(each.first_token for each in written if each.first_token is not None)

@@ -21,6 +21,7 @@ from daemon.answers.candidates import (
     with_new_names,
 )
 from daemon.answers.completion import CompletionPipeline
+from daemon.answers.fast_path import SECOND_TRIES
 from daemon.answers.gap import Trimmed
 from daemon.checks.lint import ruff_path
 from daemon.checks.verify import Verdict
@@ -208,10 +209,23 @@ async def test_when_every_answer_fails_verification_a_second_starts_from_another
     assert "verification" in (final.reason or "") and len(backend.runs) == 2
 
 
-async def test_a_second_answer_that_comes_to_nothing_too_leaves_the_answer_empty():
+async def test_answers_that_come_to_nothing_too_leave_the_answer_empty_after_the_tries():
     backend = scripted(("   ", -0.01))
     done, _ = await answer(backend, min_confidence=0.0)
-    assert not done.text.strip() and len(backend.runs) == 2
+    assert not done.text.strip() and len(backend.runs) == 1 + SECOND_TRIES
+
+
+async def test_each_further_answer_starts_from_a_token_none_before_it_took():
+    def written(run: Run) -> list[tuple[str, float]]:
+        tried = len(run.budget.not_first)
+        # prose from "1", then from "2"; the third starts from another token and stands
+        return [(["1. Sum them.", "2. Return it.", "total"][tried], -0.3)]
+
+    backend = ScriptedBackend(lambda run: "", candidates=written)
+    done, _ = await answer(backend, min_confidence=0.0)
+    assert done.text == "total" and len(backend.runs) == 3
+    barred = [set(run.budget.not_first) for run in backend.runs]
+    assert barred == [set(), {ord("1") + 1000}, {ord("1") + 1000, ord("2") + 1000}]
 
 
 async def test_an_unsure_answer_is_withheld_and_the_final_stage_says_why():
