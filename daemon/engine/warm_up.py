@@ -112,8 +112,7 @@ class WarmUp:
             for each in seqs:
                 self.batch.add([token], position + step, each)
             began = time.perf_counter()
-            if llama_cpp.llama_decode(self.ctx, self.batch.raw) != 0:
-                raise RuntimeError("llama_decode failed while warming up")
+            self._decode()
             fastest = min(fastest, time.perf_counter() - began)
         return fastest
 
@@ -130,5 +129,8 @@ class WarmUp:
     def _decode_alone(self, tokens: list[int], start: int, seq: int) -> None:
         self.batch.clear()
         self.batch.add(tokens, start, seq)
+        self._decode()
+
+    def _decode(self) -> None:
         if llama_cpp.llama_decode(self.ctx, self.batch.raw) != 0:
             raise RuntimeError("llama_decode failed while warming up")

@@ -190,11 +190,10 @@ class GapUntil:
         lines = text.split("\n")[:-1]  # only complete lines
         if not lines:
             return None
-        if not self._first_judged and (
-            not self.shape.on_empty_line or any(line.strip() for line in lines)
-        ):
+        lead = blank_lead(lines, self.shape)
+        if not self._first_judged and lead < len(lines):  # the first line is complete
             self._first_judged = True
-            answer = "\n".join(lines[blank_lead(lines, self.shape) :])
+            answer = "\n".join(lines[lead:])
             fitted = fit_indentation(answer, self.shape, self.language).split("\n")
             why = broken_first_line(fitted, self.cursor, self.language, self.shape, final=False)
             if why is not None:  # nothing written after it can mend it
