@@ -30,9 +30,10 @@ kind and over all; for the candidates, how often the author's line is among thos
 the confidence gate, the share shown and exact among those shown at each threshold (with the
 workspace checks that hold an answer back, as shipped, and by the probability alone).
 
-Run: .venv/bin/python tests/bench/bench_realcode.py [--limit N] [--systems ...] [--answers F]
-``--limit N`` asks the first N cases of each kind; ``--answers FILE`` keeps each system's
-answers as it ends, so the same command run again asks only what is missing.
+Run: .venv/bin/python tests/bench/bench_realcode.py [--limit N] [--kinds ...] [--systems ...]
+[--answers F]. ``--limit N`` asks the first N cases of each kind, ``--kinds`` only those kinds;
+``--answers FILE`` keeps each system's answers as it ends, so the same command run again asks
+only what is missing.
 """
 
 from __future__ import annotations
@@ -309,24 +310,28 @@ def rule_ablation(
     return out
 
 
-def select(cases: list[RealCase], limit: int | None) -> list[RealCase]:
-    if not limit:
-        return cases
-    return [c for kind in KINDS for c in [c for c in cases if c.kind == kind][:limit]]
+def select(
+    cases: list[RealCase], limit: int | None, kinds: tuple[str, ...] = KINDS
+) -> list[RealCase]:
+    """The first ``limit`` cases of each of ``kinds`` (every case of them without a limit)."""
+    return [c for kind in kinds for c in [c for c in cases if c.kind == kind][: limit or None]]
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--limit", type=int, default=0, help="the first N cases of each kind")
+    parser.add_argument("--kinds", nargs="+", choices=KINDS, default=list(KINDS))
     parser.add_argument("--systems", nargs="+", choices=SYSTEMS, default=list(SYSTEMS))
     parser.add_argument("--model", default="qwen2.5-coder-0.5b")
     parser.add_argument("--answers", type=Path, help="keep each system's answers in this file")
     parser.add_argument("--json", type=Path, help="also write every answer to this file")
     args = parser.parse_args()
     work = Path(tempfile.mkdtemp(prefix="assist-bench-realcode-"))
-    cases = select(load(), args.limit)
+    kinds = tuple(kind for kind in KINDS if kind in args.kinds)
+    cases = select(load(), args.limit, kinds)
     docs = [document(case) for case in cases]
-    saved = SavedAnswers(args.answers or work / "answers.jsonl", {"limit": args.limit}, Reply)
+    selection = {"limit": args.limit, **({"kinds": list(kinds)} if kinds != KINDS else {})}
+    saved = SavedAnswers(args.answers or work / "answers.jsonl", selection, Reply)
     base = load_settings(model=args.model, metrics_path=work / "metrics.sqlite3")
     checkouts = Checkouts(work)
 

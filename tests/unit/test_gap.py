@@ -245,6 +245,42 @@ def test_drop_repeated_runs(answer, typed, expected):
     assert drop_repeated_runs(answer, typed) == expected
 
 
+ABOVE = ["    if is_host:", "        # Ignore the port.", "        hostname = path[idx:]", ""]
+
+
+@pytest.mark.parametrize(
+    ("answer", "typed", "expected"),
+    [
+        # The lines right above written again, then nothing: nothing is left.
+        ("# Ignore the port.\n        hostname = path[idx:]", "        ", ""),
+        ("hostname = path[idx:]", "        ", ""),
+        # The repeat dropped, the rest kept, its first line after the typed indentation.
+        (
+            "hostname = path[idx:]\n        hostname = hostname.lower()",
+            "        ",
+            "hostname = hostname.lower()",
+        ),
+        # What is left starts at another indentation than the cursor's: nothing.
+        ("hostname = path[idx:]\n    return hostname", "        ", ""),
+        # The same text at another indentation is another line.
+        ("hostname = path[idx:]", "    ", "hostname = path[idx:]"),
+        # A line the document had further up is not a repeat.
+        ("# Ignore the port.", "        ", "# Ignore the port."),
+        # Text typed on the cursor's line: its line is the answer's, never dropped for this.
+        ("path[idx:]", "        hostname = ", "path[idx:]"),
+    ],
+)
+def test_drop_repeated_runs_of_the_lines_above(answer, typed, expected):
+    assert drop_repeated_runs(answer, typed, ABOVE) == expected
+
+
+def test_trim_to_gap_drops_the_line_above_written_again():
+    document = "def f(path, idx):\n    hostname = path[idx:]\n    █\n    return hostname\n"
+    cursor = at(document)
+    trimmed = trim_to_gap("hostname = path[idx:]", cursor, "python", gap_shape(cursor, "python"))
+    assert trimmed.text == "" and trimmed.fired == ("drop_repeated_runs",)
+
+
 # -- fit_indentation -------------------------------------------------------------------------
 
 

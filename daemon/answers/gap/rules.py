@@ -5,6 +5,7 @@ Each undoes one way a model goes past the gap; ``daemon.answers.gap.trim`` appli
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from daemon.answers.gap.shape import Shape, comment_mark, opens_block
@@ -290,13 +291,18 @@ def _repeats(kept: list[str], lines: list[str], index: int) -> int:
     return 0
 
 
-def drop_repeated_runs(answer: str, typed: str = "") -> str:
+def drop_repeated_runs(answer: str, typed: str = "", above: Sequence[str] = ()) -> str:
     """Drop a line, or a group of up to ``REPEATED_GROUP`` lines, that repeats the one right
     before it (keep the first). Lines of only brackets repeat legitimately and never count.
-    ``typed`` is what the cursor's line holds before the answer's first line."""
+    ``typed`` is what the cursor's line holds before the answer's first line; ``above``, the
+    document's lines before the cursor's line: where only indentation is typed, an answer that
+    starts by writing the last of them again loses that repeat (in real code a line repeats the
+    line of code before it about once in two thousand lines). Where what is left of it starts at
+    another indentation than the cursor's, nothing is left."""
     lines = answer.split("\n")
     made = [typed + lines[0], *lines[1:]]
-    kept: list[str] = []
+    kept = [line for line in above if line.strip()][-REPEATED_GROUP:] if not typed.strip() else []
+    before = len(kept)
     index = 0
     while index < len(made):
         size = _repeats(kept, made, index)
@@ -305,8 +311,11 @@ def drop_repeated_runs(answer: str, typed: str = "") -> str:
         else:
             kept.append(made[index])
             index += 1
+    kept = kept[before:]
     if len(kept) == len(made):
         return answer
+    if not kept or not kept[0].startswith(typed):
+        return ""
     return "\n".join([kept[0][len(typed) :], *kept[1:]])
 
 

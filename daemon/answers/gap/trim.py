@@ -71,11 +71,11 @@ def _end_at_line_end(text: str, cursor: Cursor) -> str:
 # answer's lines moved to the block at the cursor, so the rules after it judge indentation as the
 # answer will stand); 3 drop_call_echo (a repeat of the call the cursor is in); 4
 # drop_suffix_repeats (cut where the model writes the code below again); 5 stop_at_block_exit (cut
-# before a line that leaves the cursor's block); 6 drop_repeated_runs (lines repeated in a loop); 7
-# stop_at_shape (keep what the gap takes); 8 fit_call_arguments (only with the signatures of the
-# snippets in the prompt); 9 drop_extra_closers; 10 drop_stray_comma; 11 drop_broken_line (an
-# answer whose first line no later line can mend fails verification); 12 keep_parseable (the
-# longest leading run of lines that verifies in the document).
+# before a line that leaves the cursor's block); 6 drop_repeated_runs (lines repeated in a loop, or
+# the lines right above the cursor written again); 7 stop_at_shape (keep what the gap takes); 8
+# fit_call_arguments (only with the signatures of the snippets in the prompt); 9 drop_extra_closers;
+# 10 drop_stray_comma; 11 drop_broken_line (an answer whose first line no later line can mend fails
+# verification); 12 keep_parseable (the longest leading run of lines that verifies in the document).
 #
 # COMPLETION_RULES_VERSION (daemon/pipeline/keys.py) is part of a completion's cache key: bump it
 # when a rule changes what it keeps, so that answers trimmed by the old rules expire.
@@ -105,7 +105,10 @@ def trim_to_gap(
         ("drop_call_echo", lambda text: drop_call_echo(text, cursor.before, language)),
         ("drop_suffix_repeats", lambda text: drop_suffix_repeats(text, cursor)),
         ("stop_at_block_exit", lambda text: stop_at_block_exit(text, shape, language)),
-        ("drop_repeated_runs", lambda text: drop_repeated_runs(text, cursor.before)),
+        (
+            "drop_repeated_runs",
+            lambda text: drop_repeated_runs(text, cursor.before, cursor.lines[: cursor.line]),
+        ),
         ("stop_at_shape", lambda text: stop_at_shape(text, shape, language)),
         (
             "fit_call_arguments",
