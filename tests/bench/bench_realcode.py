@@ -313,8 +313,11 @@ def rule_ablation(
 def select(
     cases: list[RealCase], limit: int | None, kinds: tuple[str, ...] = KINDS
 ) -> list[RealCase]:
-    """The first ``limit`` cases of each of ``kinds`` (every case of them without a limit)."""
-    return [c for kind in kinds for c in [c for c in cases if c.kind == kind][: limit or None]]
+    """The first ``limit`` cases of each of ``kinds``, kind by kind; without a limit, every case
+    of them in the file's order (the order answers saved by earlier runs are in)."""
+    if not limit:
+        return [c for c in cases if c.kind in kinds]
+    return [c for kind in kinds for c in [c for c in cases if c.kind == kind][:limit]]
 
 
 def main() -> int:
