@@ -271,7 +271,7 @@ ABOVE = ["    if is_host:", "        # Ignore the port.", "        hostname = pa
     ],
 )
 def test_drop_repeated_runs_of_the_lines_above(answer, typed, expected):
-    assert drop_repeated_runs(answer, typed, ABOVE) == expected
+    assert drop_repeated_runs(answer, typed, ABOVE, len(ABOVE)) == expected
 
 
 def test_trim_to_gap_drops_the_line_above_written_again():

@@ -291,17 +291,30 @@ def _repeats(kept: list[str], lines: list[str], index: int) -> int:
     return 0
 
 
-def drop_repeated_runs(answer: str, typed: str = "", above: Sequence[str] = ()) -> str:
+def _code_above(lines: Sequence[str], line: int) -> list[str]:
+    """The last ``REPEATED_GROUP`` non-blank lines before ``lines[line]``, in order."""
+    found: list[str] = []
+    index = line - 1
+    while index >= 0 and len(found) < REPEATED_GROUP:
+        if lines[index].strip():
+            found.append(lines[index])
+        index -= 1
+    return found[::-1]
+
+
+def drop_repeated_runs(
+    answer: str, typed: str = "", lines: Sequence[str] = (), line: int = 0
+) -> str:
     """Drop a line, or a group of up to ``REPEATED_GROUP`` lines, that repeats the one right
     before it (keep the first). Lines of only brackets repeat legitimately and never count.
-    ``typed`` is what the cursor's line holds before the answer's first line; ``above``, the
-    document's lines before the cursor's line: where only indentation is typed, an answer that
-    starts by writing the last of them again loses that repeat (in real code a line repeats the
-    line of code before it about once in two thousand lines). Where what is left of it starts at
-    another indentation than the cursor's, nothing is left."""
-    lines = answer.split("\n")
-    made = [typed + lines[0], *lines[1:]]
-    kept = [line for line in above if line.strip()][-REPEATED_GROUP:] if not typed.strip() else []
+    ``typed`` is what the cursor's line holds before the answer's first line; ``lines``, the
+    document's, and ``line``, the cursor's: where only indentation is typed, an answer that
+    starts by writing the last lines above the cursor again loses that repeat (in real code a
+    line repeats the line of code before it about once in two thousand lines). Where what is
+    left of it starts at another indentation than the cursor's, nothing is left."""
+    written = answer.split("\n")
+    made = [typed + written[0], *written[1:]]
+    kept = _code_above(lines, line) if not typed.strip() else []
     before = len(kept)
     index = 0
     while index < len(made):

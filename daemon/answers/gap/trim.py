@@ -107,7 +107,7 @@ def trim_to_gap(
         ("stop_at_block_exit", lambda text: stop_at_block_exit(text, shape, language)),
         (
             "drop_repeated_runs",
-            lambda text: drop_repeated_runs(text, cursor.before, cursor.lines[: cursor.line]),
+            lambda text: drop_repeated_runs(text, cursor.before, cursor.lines, cursor.line),
         ),
         ("stop_at_shape", lambda text: stop_at_shape(text, shape, language)),
         (
