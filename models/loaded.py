@@ -162,7 +162,7 @@ class LoadedModel:
         self._stripped: list[bytes] | None = None  # each token's bytes, leading blanks removed
         self._starting_lock = threading.Lock()
         self._pieces: PieceIndex | None = None
-        self._agreeing: dict[bytes, np.ndarray] = {}  # the last texts asked about
+        self._agreeing: dict[tuple[bytes, bool], np.ndarray] = {}  # the last texts asked about
 
         fim = self._fim_tokens()
         header = resolved.header
@@ -335,17 +335,18 @@ class LoadedModel:
                 )
             return found
 
-    def agreeing(self, text: bytes) -> np.ndarray:
+    def agreeing(self, text: bytes, *, to_code: bool = False) -> np.ndarray:
         """The tokens that can begin ``text`` (token healing's choice, ``models.pieces``), never
         an end of the answer; the vocabulary is indexed on first use (about 0.6 s for 150,000
         tokens; the engine does it aside when it starts); any thread."""
         with self._starting_lock:
             pieces = self._piece_index()
-            found = self._agreeing.get(text)
+            found = self._agreeing.get((text, to_code))
             if found is None:
                 if len(self._agreeing) >= _AGREEING_KEPT:
                     self._agreeing.clear()
-                found = self._agreeing[text] = pieces.agreeing(text)
+                found = pieces.agreeing(text, to_code=to_code)
+                self._agreeing[(text, to_code)] = found
             return found
 
     def after_blanks(self) -> np.ndarray:

@@ -41,19 +41,27 @@ class PieceIndex:
             self._after_blanks = self._tokens[np.array(kept, dtype=bool)]
         return self._after_blanks
 
-    def agreeing(self, text: bytes) -> np.ndarray:
+    def agreeing(self, text: bytes, *, to_code: bool = False) -> np.ndarray:
         """The tokens that can begin ``text``: those whose bytes start with it, and those whose
         bytes are a shorter, non-empty start of it (the rest of ``text`` then comes next). A
         text that ends in blanks is where the code starts: a token that adds more blanks to
-        it does not agree (an indentation is as the editor made it)."""
+        it does not agree (an indentation is as the editor made it). With ``to_code`` (what
+        is left of an indentation), no token of white space alone ends it: the token that
+        writes its last blank writes code too (`` return``), as the tokenizer cuts an indented
+        line; where no token does (a vocabulary without tab-and-word tokens), as without."""
         if not text:
             return self._tokens.copy()
         low = bisect_left(self._pieces, text)
         high = bisect_left(self._pieces, text + _PAST_ANY_PIECE)
         longer = self._tokens[low:high]
+        shorter = [t for size in range(1, len(text)) for t in self._exact.get(text[:size], ())]
         if text[-1:] in _BLANKS:
             after = len(text)
-            kept = [p[after : after + 1] not in _BLANKS for p in self._pieces[low:high]]
-            longer = longer[np.array(kept, dtype=bool)]
-        shorter = [t for size in range(1, len(text)) for t in self._exact.get(text[:size], ())]
+            pieces = self._pieces[low:high]
+            kept = np.array([p[after : after + 1] not in _BLANKS for p in pieces], dtype=bool)
+            if to_code:
+                with_code = kept & np.array([bool(p[after:].strip()) for p in pieces], dtype=bool)
+                if with_code.any() or shorter:
+                    kept = with_code
+            longer = longer[kept]
         return np.concatenate([longer, np.array(shorter, dtype=np.int64)])

@@ -404,6 +404,9 @@ def test_an_indentation_lead_and_candidates_that_all_agree_with_it(engine, model
     assert finished.text.strip() and not finished.text.startswith(" ")
     own = finished.own
     assert own is not None and all(lp <= 0 for lp in own.token_logprobs)
+    # The indentation's last blank is written with the code (`` return``), as the tokenizer
+    # cuts an indented line: no token of blanks alone ends it.
+    assert own.first_token is not None and model.piece(own.first_token).startswith(b" ")
     # The candidates branch where the code starts, past the indentation (not where the
     # indentation's blanks could split into tokens otherwise), so each writes other code; each
     # agrees with the indentation (one that does not would have ended its job with an error).
@@ -411,6 +414,20 @@ def test_an_indentation_lead_and_candidates_that_all_agree_with_it(engine, model
     for other in finished.alternatives:
         assert other.reason in ("stop", "length") and other.text.strip() != finished.text.strip()
         assert not other.text.startswith(" ")
+
+
+def test_an_indentation_the_model_would_not_choose_still_ends_in_code(engine, model):
+    """Eight blanks where the model expects none: free to, it writes them a blank at a time
+    and then no code; made to write the last blank with what follows, it writes code."""
+    tokens = prompt(model, "x = 1\n")
+    budget = Budget(max_tokens=8, deadline=time.perf_counter() + 60, lead="        ", logprobs=True)
+    _, seen = run(engine, tokens, budget, stops=("\n",))
+    finished = seen[-1]
+    assert isinstance(finished, Finished), finished
+    own = finished.own
+    assert own is not None and own.first_token is not None
+    assert model.piece(own.first_token).startswith(b" ")
+    assert finished.text[:1].isalpha() or finished.text[:1] in "_#@(['\"", finished.text
 
 
 def test_an_answer_barred_from_its_first_token_begins_with_another(engine, model):

@@ -12,6 +12,7 @@ import pytest
 from daemon.answers.candidates import (
     CALL_DID_NOT_FIT,
     GATE_MIN_EVENTS,
+    NO_INSTANCE,
     Candidate,
     first_line_logprob,
     held_back,
@@ -32,6 +33,7 @@ from tests.unit.scripted_backend import Run, ScriptedBackend
 
 SETTINGS = load_settings().model_copy(update={"fast_deadline_ms": 60_000})
 STATEMENT = "def add(a, b):\n    total = a + b\n    return "
+METHOD = "class Box:\n    def __init__(self):\n        self.items = []\n\n    def close("
 
 needs_ruff = pytest.mark.skipif(ruff_path() is None, reason="ruff is not installed")
 
@@ -81,6 +83,11 @@ def test_undefined_names_and_unfitted_calls_rank_below_clean_answers():
     assert [c.text for c in order] == ["clean", "fitted", "own"]
 
 
+def test_a_method_without_its_instance_ranks_below_one_with_it():
+    order = ranked([made(0, ") -> None:", -0.1, NO_INSTANCE), made(1, "self) -> None:", -0.9)])
+    assert [c.text for c in order] == ["self) -> None:", ") -> None:"]
+
+
 def test_empty_and_repeated_texts_are_dropped():
     order = ranked([made(0, "", -0.1), made(1, "same", -0.2), made(2, "same\n", -0.3)])
     assert [c.text for c in order] == ["same"]
@@ -115,10 +122,10 @@ def test_an_answer_of_unknown_confidence_is_never_held_back():
 
 
 # -- through the pipeline -----------------------------------------------------------------
-def request(**extra: Any) -> CompleteRequest:
-    lines = STATEMENT.split("\n")
+def request(text: str = STATEMENT, **extra: Any) -> CompleteRequest:
+    lines = text.split("\n")
     return CompleteRequest(
-        text=STATEMENT,
+        text=text,
         line=len(lines) - 1,
         column=len(lines[-1]),
         profile=WorkspaceProfile(language="python"),
@@ -131,11 +138,11 @@ def scripted(*candidates: tuple[str, float]) -> ScriptedBackend:
 
 
 async def answer(
-    backend: ScriptedBackend, user: str = "alice", **settings: Any
+    backend: ScriptedBackend, user: str = "alice", text: str = STATEMENT, **settings: Any
 ) -> tuple[DoneEvent, StageEvent]:
-    """The done event and the final stage of one request."""
+    """The done event and the final stage of one request (at the end of ``text``)."""
     pipeline = CompletionPipeline(backend, SETTINGS.model_copy(update=settings))
-    events = [event async for event in await pipeline.start(request(), user)]
+    events = [event async for event in await pipeline.start(request(text), user)]
     done = events[-1]
     assert isinstance(done, DoneEvent)
     final = next(e for e in events if isinstance(e, StageEvent) and e.stage == "final")
@@ -300,6 +307,22 @@ async def test_a_first_line_no_later_line_mends_stops_the_job_and_a_second_start
     done, final = await answer(backend, min_confidence=0.0)
     assert done.text == "total" and len(backend.runs) == 2
     assert "first line does not parse" in (final.reason or "")
+
+
+async def test_a_method_written_without_self_gives_way_to_a_second_answer_with_it():
+    def written(run: Run) -> list[tuple[str, float]]:
+        if run.budget.not_first:
+            return [("self) -> None:", -0.8)]
+        return [(") -> None:", -0.05)]
+
+    backend = ScriptedBackend(lambda run: "", candidates=written)
+    done, final = await answer(backend, text=METHOD, min_confidence=0.0)
+    assert done.text == "self) -> None:" and len(backend.runs) == 2
+    assert NO_INSTANCE in (final.reason or "") and "another candidate" in (final.reason or "")
+    # Outside a class the same answer is the model's and stands.
+    backend = ScriptedBackend(lambda run: "", candidates=written)
+    done, _ = await answer(backend, text="def close(", min_confidence=0.0)
+    assert done.text == ") -> None:" and len(backend.runs) == 1
 
 
 async def test_with_no_second_answer_the_refusal_says_why():

@@ -567,6 +567,33 @@ def test_the_engine_stops_at_a_first_line_no_later_line_mends():
     assert until("        if x < 0:\n") is None and until.refused is None
 
 
+@pytest.mark.parametrize("number", ["0", "1007", "3.11", "-1", "0x1F", "1e-3"])
+def test_a_number_alone_on_a_new_line_fails_verification(number):
+    for document in (PY_LOOP, PY_LOOP_TYPED, PY_LAST):
+        cursor = at(document)
+        shape = gap_shape(cursor, "python")
+        trimmed = trim_to_gap(f"        {number}\n", cursor, "python", shape)
+        assert trimmed.text == "" and "drop_broken_line" in trimmed.fired
+        assert "a number alone" in (trimmed.verdict.reason or "")
+        until = gap_until(cursor, "python", shape)
+        assert until(f"{number}\n") == 0 and until.cut_by == "drop_broken_line"
+
+
+@pytest.mark.parametrize(
+    ("document", "answer"),
+    [
+        ("values = [\n    1,\n█\n]\n", "    2"),  # inside a bracket: an item of the list
+        ("def f(x):\n    return x +█\n", " 1"),  # typed on the line: the rest of it
+        (PY_LOOP, "        x = 0"),
+        (PY_LOOP, "        ..."),  # an ellipsis is a statement of its own
+    ],
+)
+def test_a_number_that_is_not_a_statement_of_its_own_stands(document, answer):
+    cursor = at(document)
+    trimmed = trim_to_gap(answer, cursor, "python", gap_shape(cursor, "python"))
+    assert "drop_broken_line" not in trimmed.fired and trimmed.text.strip()
+
+
 def test_the_engine_leaves_a_comma_and_a_closer_to_the_rules_that_mend_them():
     cursor = at(PY_IMPORT_TYPED.replace("c,", "c"))
     until = gap_until(cursor, "python", gap_shape(cursor, "python"))

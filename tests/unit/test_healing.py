@@ -61,6 +61,30 @@ def test_after_blanks_no_token_adds_more_blanks():
     assert sorted(pieces[t] for t in agreeing) == [b"  ", b"    ", b"    \n", b"    x"]
 
 
+def test_what_is_left_of_an_indentation_ends_with_code_not_blanks_alone():
+    pieces = [b" ", b"   ", b"    ", b"    \n", b" x", b" return", b"x", b"  "]
+    index = PieceIndex(pieces)
+    plain = sorted(pieces[t] for t in index.agreeing(b"    "))
+    assert plain == [b" ", b"  ", b"   ", b"    ", b"    \n"]
+    # the shorter starts remain: another token writes the rest, with the code
+    to_code = sorted(pieces[t] for t in index.agreeing(b"    ", to_code=True))
+    assert to_code == [b" ", b"  ", b"   "]
+    assert sorted(pieces[t] for t in index.agreeing(b" ", to_code=True)) == [b" return", b" x"]
+    assert b" " in [pieces[t] for t in index.agreeing(b" ")]
+    # A vocabulary with no token of a tab and code: the tab alone, as without ``to_code``.
+    tabs = [b"\t", b"return", b"\t\t"]
+    only = PieceIndex(tabs).agreeing(b"\t", to_code=True)
+    assert [tabs[t] for t in only] == [b"\t"]
+
+
+def test_a_lead_of_blanks_is_an_indentation_unless_it_is_one_blank():
+    assert AnswerText((), None, None, lead="        ").indentation
+    assert AnswerText((), None, None, lead="\t").indentation
+    assert not AnswerText((), None, None, lead=" ").indentation  # after ``=``: a digit may follow
+    assert not AnswerText((), None, None, lead="co").indentation
+    assert not AnswerText((), None, None).indentation
+
+
 def test_excluded_and_empty_tokens_never_agree():
     index = PieceIndex(PIECES, excluded=[2])
     assert 2 not in index.agreeing(b"con")
