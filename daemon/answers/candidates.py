@@ -12,6 +12,7 @@ from dataclasses import dataclass, replace
 from daemon.answers.gap import Trimmed
 from daemon.checks import lint
 from daemon.checks.methods import missing_instance
+from daemon.cursor import Cursor
 from daemon.engine.jobs import Continuation
 
 # Acceptances needed before the gate moves for a user.
@@ -74,17 +75,17 @@ def candidate(
     continuation: Continuation,
     trimmed: Trimmed,
     language: str | None = None,
-    prefix: str = "",
+    cursor: Cursor | None = None,
 ) -> Candidate:
-    """The continuation with the faults the checks find in it, inserted after ``prefix``
-    (the document up to the cursor) in a document of ``language``."""
+    """The continuation with the faults the checks find in it, inserted at ``cursor`` in a
+    document of ``language``."""
     logprob, tokens = first_line_logprob(continuation)
     faults: list[str] = []
     if not (trimmed.verdict is None or trimmed.verdict.ok):
         faults.append(trimmed.verdict.reason or "it does not verify")
     if "fit_call_arguments" in trimmed.fired:
         faults.append(CALL_DID_NOT_FIT)
-    if language == "python" and trimmed.text and missing_instance(prefix, trimmed.text):
+    if language == "python" and cursor and trimmed.text and missing_instance(cursor, trimmed.text):
         faults.append(NO_INSTANCE)
     return Candidate(member, continuation.text, trimmed, logprob, tokens, tuple(faults))
 

@@ -116,7 +116,7 @@ class FastPath:
         fitted = []
         for member, each in enumerate(written):
             trim = await asyncio.to_thread(fit, each.text, c.cursor, c.language, shape)
-            fitted.append(candidate(member, each, trim, c.language, c.prefix))
+            fitted.append(candidate(member, each, trim, c.language, c.cursor))
         if isinstance(until, GapUntil) and until.cut_by:
             first = fitted[0]
             if until.refused is not None:  # refused as written: the job stopped at its first line
@@ -134,7 +134,7 @@ class FastPath:
             if second is None:
                 break
             trim = await asyncio.to_thread(fit, second.text, c.cursor, c.language, shape)
-            fitted.append(candidate(len(written), second, trim, c.language, c.prefix))
+            fitted.append(candidate(len(written), second, trim, c.language, c.cursor))
             written.append(second)
             best = ranked(fitted)
         if best and c.language == "python" and postprocess:

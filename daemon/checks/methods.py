@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
 
+from daemon.cursor import Cursor
 from daemon.indentation import indent_of, width
 
 # A definition whose parameter list is closed with nothing in it.
@@ -16,32 +16,21 @@ _STATIC = re.compile(r"^[ \t]*@[\w.]*staticmethod\b")
 MAX_LINES_UP = 5000
 
 
-def _lines_up(text: str) -> Iterator[str]:
-    """The lines of ``text`` from its last one upwards, without splitting the whole text."""
-    end = len(text)
-    for _ in range(MAX_LINES_UP):
-        start = text.rfind("\n", 0, end) + 1
-        yield text[start:end]
-        if start == 0:
-            return
-        end = start - 1
-
-
 # In the standard library and the six packages of the real-code benchmark, 3 of 8,026 functions
 # defined in a class body take no parameter and are not static methods (2 more are static).
-def missing_instance(prefix: str, inserted: str) -> bool:
-    """Whether ``inserted`` after ``prefix`` (the document up to the cursor) closes the empty
-    parameter list of a function defined directly in a class body, not a static method: in
-    real code, a method whose ``self`` (or ``cls``) the answer left out."""
-    head, _, line = prefix.rpartition("\n")
-    match = _EMPTY_DEF.match(line + inserted.split("\n", 1)[0])
+def missing_instance(cursor: Cursor, inserted: str) -> bool:
+    """Whether ``inserted`` at ``cursor`` closes the empty parameter list of a function
+    defined directly in a class body, not a static method: in real code, a method whose
+    ``self`` (or ``cls``) the answer left out."""
+    match = _EMPTY_DEF.match(cursor.before + inserted.split("\n", 1)[0])
     if match is None:
         return False
     columns = width(match.group(1))
     if columns == 0:
         return False
     decorators = True  # the lines right above the definition at its indentation
-    for above in _lines_up(head):
+    for index in range(cursor.line - 1, max(-1, cursor.line - 1 - MAX_LINES_UP), -1):
+        above = cursor.lines[index]
         stripped = above.strip()
         if not stripped or stripped.startswith("#"):
             continue

@@ -6,6 +6,14 @@ from __future__ import annotations
 import pytest
 
 from daemon.checks.methods import missing_instance
+from daemon.cursor import Cursor
+
+
+def missing(prefix: str, inserted: str) -> bool:
+    """The check with the cursor at the end of ``prefix``."""
+    lines = prefix.split("\n")
+    return missing_instance(Cursor.locate(prefix, len(lines) - 1, len(lines[-1])), inserted)
+
 
 CLASS = "class Box:\n    size = 3\n\n    def __init__(self):\n        self.items = []\n\n"
 
@@ -23,7 +31,7 @@ CLASS = "class Box:\n    size = 3\n\n    def __init__(self):\n        self.items
     ],
 )
 def test_a_method_with_an_empty_parameter_list_is_missing_its_instance(prefix, inserted):
-    assert missing_instance(prefix, inserted)
+    assert missing(prefix, inserted)
 
 
 @pytest.mark.parametrize(
@@ -40,14 +48,14 @@ def test_a_method_with_an_empty_parameter_list_is_missing_its_instance(prefix, i
     ],
 )
 def test_other_definitions_and_lines_are_left_alone(prefix, inserted):
-    assert not missing_instance(prefix, inserted)
+    assert not missing(prefix, inserted)
 
 
 def test_a_static_method_decorator_counts_only_right_above_the_definition():
     prefix = CLASS + "    @staticmethod\n    def make():\n        return 1\n\n    def close("
-    assert missing_instance(prefix, ")")
+    assert missing(prefix, ")")
 
 
 def test_a_long_class_is_walked_line_by_line_up_to_its_header():
     body = "".join(f"    def m{i}(self):\n        return {i}\n\n" for i in range(500))
-    assert missing_instance("class Big:\n" + body + "    def last(", "):")
+    assert missing("class Big:\n" + body + "    def last(", "):")
