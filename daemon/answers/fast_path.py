@@ -55,6 +55,7 @@ class FastPath:
             self.settings.temperature,
             candidates=max(self.settings.candidates, wanted),
             lead=c.prompt.healed,
+            lead_to_code=c.prompt.healed_to_code,
             fork_anyway=wanted > 1,
         )
         # A short block, unless the client set its own token budget.

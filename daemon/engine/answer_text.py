@@ -18,7 +18,8 @@ class AnswerText:
     line at a time and ``until`` decides after each line whether the answer is complete (and
     where it ends). The state can be saved as a ``Progress`` when a job yields, and resumed
     exactly. A ``lead`` (token healing: text the document already holds, which the model writes
-    first) is taken off the front of the answer before anything else sees it."""
+    first) is taken off the front of the answer before anything else sees it; with ``to_code``
+    the token that writes its last blank must write code too."""
 
     def __init__(
         self,
@@ -26,6 +27,7 @@ class AnswerText:
         until: Until | None,
         progress: Progress | None,
         lead: str = "",
+        to_code: bool = False,
     ):
         progress = progress or Progress(leading=lead.encode("utf-8"))
         self.stops = stops
@@ -42,7 +44,7 @@ class AnswerText:
         # ``=``): the code starts now, and the next token may not add blanks to it.
         self.led_to_blanks = progress.led_to_blanks
         self.first_choice = progress.first_choice  # the first token that wrote past the lead
-        self.indentation = _is_indentation(lead)
+        self.to_code = to_code
 
     def add(self, token: int, piece: bytes) -> tuple[str, bool]:
         """Take one generated token; return the text to release now and whether the
@@ -115,18 +117,6 @@ class AnswerText:
         progress = self.progress()
         progress.ids = list(progress.ids)
         return progress
-
-
-# A lead of blanks is an indentation (the cursor's line holds nothing else before it), unless it
-# is a single blank: healed after ``=`` or a keyword, where a digit may follow it as a token of
-# its own. On the real-code benchmark's 102 new lines, a model free to end an indentation with a
-# token of blanks alone wrote no code after it in 12 (``0``, ``1007``, ``1. The host is not a
-# valid host.``, nothing): a tokenizer gives the last blank of an indented line to the word after
-# it, and after blanks alone the model is where it saw numbers and lists. Made to write the last
-# blank with what follows it, it wrote no number, list or empty line in any (8 comments), and as
-# many lines were the author's, 15 (assist's prompt alone, greedy, no post-processing).
-def _is_indentation(lead: str) -> bool:
-    return bool(lead) and not lead.strip(" \t") and lead != " "
 
 
 def _gate_lines(until: Until, text: str, emit: str, pending: str) -> tuple[str, str, bool]:

@@ -31,6 +31,9 @@ class Budget:
     # ends before the token that covers it). The model writes it first, choosing only among
     # the tokens that agree with it; it is neither shown nor part of the answer's text.
     lead: str = ""
+    # The lead is the indentation of a line that begins a statement: the token that writes its
+    # last blank writes code too, never blanks alone.
+    lead_to_code: bool = False
     # Tokens the answer may not begin with, past its lead (a second answer after a first that
     # came to nothing): left out of the choice, not of the probabilities reported.
     not_first: tuple[int, ...] = ()

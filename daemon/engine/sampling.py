@@ -75,7 +75,7 @@ class Sampling:
         if answer is None or not (answer.leading or answer.led_to_blanks):
             return None
         if answer.leading:
-            allowed = self.model.agreeing(answer.leading, to_code=answer.indentation)
+            allowed = self.model.agreeing(answer.leading, to_code=answer.to_code)
         else:
             allowed = self.model.after_blanks()
         row = np.full(self.model.n_vocab, -np.inf, dtype=np.float32)

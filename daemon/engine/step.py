@@ -244,7 +244,11 @@ class Stepper:
         running.sampler = self.sampling.sampler(job.budget)
         if running.branch:  # its prompt is the job's, copied, and its first token
             running.answer = AnswerText(
-                job.stop_strings, running.until, running.seed, job.budget.lead
+                job.stop_strings,
+                running.until,
+                running.seed,
+                job.budget.lead,
+                job.budget.lead_to_code,
             )
             running.budget_left = running.max_tokens
             return
@@ -254,7 +258,9 @@ class Stepper:
         if job.prompt_done_at is None:
             job.prompt_done_at = now
             job.sink(PromptEvaluated(len(job.tokens), running.reused))
-        running.answer = AnswerText(job.stop_strings, job.until, job.progress, job.budget.lead)
+        running.answer = AnswerText(
+            job.stop_strings, job.until, job.progress, job.budget.lead, job.budget.lead_to_code
+        )
         running.budget_left = running.max_tokens
         running.decode_began = now
         if running.budget_left <= 0:

@@ -225,6 +225,7 @@ def budget(
     candidates: int = 1,
     lead: str = "",
     fork_anyway: bool = False,
+    lead_to_code: bool = False,
 ) -> Budget:
     return Budget(
         max_tokens=max_tokens,
@@ -234,6 +235,7 @@ def budget(
         banned=banned,
         candidates=candidates,
         lead=lead,
+        lead_to_code=lead_to_code,
         fork_anyway=fork_anyway,
     )
 

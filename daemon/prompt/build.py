@@ -8,7 +8,7 @@ from dataclasses import dataclass
 
 from daemon.cursor import Cursor
 from daemon.prompt.context import NO_CONTEXT, PlacedContext, PromptContext, place_context
-from daemon.prompt.healing import healed_tail
+from daemon.prompt.healing import healed_tail, heals_a_statement
 from models.families import PromptFormat, Vocabulary
 
 # The window's first and last lines move in steps of this many lines.
@@ -35,6 +35,9 @@ class BuiltPrompt:
     # The end of the text before the cursor that the prompt leaves out, for the model to write
     # whole as the start of its answer (token healing; "" when the prompt ends at the cursor).
     healed: str = ""
+    # ``healed`` is the whole indentation of a line that begins a statement: the token that
+    # writes its last blank must write code too (``heals_a_statement``).
+    healed_to_code: bool = False
 
 
 def collapse_blank_runs(text: str) -> str:
@@ -142,4 +145,5 @@ def build_prompt(
         first_line=cursor.line - cut_prefix.count("\n"),
         context=placed,
         healed=healed,
+        healed_to_code=heals_a_statement(cut_prefix, healed),
     )

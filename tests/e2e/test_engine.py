@@ -420,7 +420,13 @@ def test_an_indentation_the_model_would_not_choose_still_ends_in_code(engine, mo
     """Eight blanks where the model expects none: free to, it writes them a blank at a time
     and then no code; made to write the last blank with what follows, it writes code."""
     tokens = prompt(model, "x = 1\n")
-    budget = Budget(max_tokens=8, deadline=time.perf_counter() + 60, lead="        ", logprobs=True)
+    budget = Budget(
+        max_tokens=8,
+        deadline=time.perf_counter() + 60,
+        lead="        ",
+        lead_to_code=True,
+        logprobs=True,
+    )
     _, seen = run(engine, tokens, budget, stops=("\n",))
     finished = seen[-1]
     assert isinstance(finished, Finished), finished

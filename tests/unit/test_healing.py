@@ -8,7 +8,7 @@ import re
 from daemon.cursor import Cursor
 from daemon.engine.answer_text import AnswerText
 from daemon.prompt.build import build_prompt
-from daemon.prompt.healing import healed_tail
+from daemon.prompt.healing import healed_tail, heals_a_statement
 from models.families import QWEN_CODER
 from models.pieces import PieceIndex
 from tests.unit.fake_vocab import CharVocab
@@ -77,12 +77,35 @@ def test_what_is_left_of_an_indentation_ends_with_code_not_blanks_alone():
     assert [tabs[t] for t in only] == [b"\t"]
 
 
-def test_a_lead_of_blanks_is_an_indentation_unless_it_is_one_blank():
-    assert AnswerText((), None, None, lead="        ").indentation
-    assert AnswerText((), None, None, lead="\t").indentation
-    assert not AnswerText((), None, None, lead=" ").indentation  # after ``=``: a digit may follow
-    assert not AnswerText((), None, None, lead="co").indentation
-    assert not AnswerText((), None, None).indentation
+def test_an_indentation_that_begins_a_statement_is_written_with_its_code():
+    assert heals_a_statement("class A:\n    def f(self):\n", "        ")
+    assert heals_a_statement("x = 1\n\n", "\t")
+    assert heals_a_statement("", "    ")  # the window's first line
+    assert heals_a_statement("int f() {\n", "    ")  # a block's brace
+    # A line that goes on the expression above it: a number may begin it.
+    assert not heals_a_statement("NUMBERS = [\n    1,\n", "    ")
+    assert not heals_a_statement("call(\n", "    ")
+    assert not heals_a_statement("total = 1 +\n", "    ")
+    assert not heals_a_statement("x = 1 \\\n", "    ")
+    # Not an indentation: blanks after code on the line, a word, nothing healed.
+    assert not heals_a_statement("x =", " ")
+    assert not heals_a_statement("x = 1\n", "co")
+    assert not heals_a_statement("x = 1\n", "")
+
+
+def test_the_prompt_says_where_the_healed_indentation_begins_a_statement():
+    for text, to_code in (("def f():\n\t", True), ("XS = [\n\t1,\n\t", False)):
+        lines = text.split("\n")
+        cursor = Cursor.locate(text, len(lines) - 1, len(lines[-1]))
+        built = build_prompt(
+            QWEN_CODER, FIM_VOCAB, cursor, budget=200, suffix_budget=50, header="", heal=True
+        )
+        assert built.healed == "\t" and built.healed_to_code is to_code
+
+
+def test_the_answer_text_keeps_what_the_lead_asks_of_its_last_blank():
+    assert AnswerText((), None, None, lead="    ", to_code=True).to_code
+    assert not AnswerText((), None, None, lead="    ").to_code
 
 
 def test_excluded_and_empty_tokens_never_agree():
