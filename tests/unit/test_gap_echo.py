@@ -22,6 +22,10 @@ from daemon.cursor import Cursor
         # Brackets and strings inside the echoed call are skipped over.
         ("    echo(", 'echo(f"{a(b)}", x[1]))', 'f"{a(b)}", x[1])'),
         ("    echo(", "echo(')'))", "')')"),
+        # A string literal's method: the literal is echoed with it.
+        ('    self.transport.write(b"".join(', 'b"".join(output)))', "output))"),
+        ('    s = ", ".join(', '", ".join(names)', "names"),
+        ('    s = ", ".join(', "join(names)", "names"),
     ],
 )
 def test_drop_call_echo(before, answer, expected):
@@ -39,6 +43,8 @@ def test_drop_call_echo(before, answer, expected):
         ("    x = [", "[1]]"),  # not a call
         ("    x = f(", "a)"),
         ("    x = self.f(", "elf.f(a))"),  # not from a name's start
+        ('    s = ", ".join(', '"-".join(names))'),  # another literal's method
+        ('    s = ", ".join(', ' ".join(names))'),  # not from the literal's start
     ],
 )
 def test_answers_left_as_written(before, answer):
