@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import signal
 import statistics
+import threading
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
+from types import FrameType
 from typing import Any
 
 from daemon.client.daemon_client import DaemonClient
@@ -72,10 +75,28 @@ def p50(values: list[float]) -> float:
     return statistics.median(values) if values else float("nan")
 
 
+def _exit(signum: int, _frame: FrameType | None) -> None:
+    raise SystemExit(128 + signum)
+
+
+@contextmanager
+def stopped_on_sigterm() -> Iterator[None]:
+    """Inside it, SIGTERM ends the program as an exception does, so ``finally`` blocks run (a
+    benchmark stopped with ``kill`` stops its daemon too); only on the main thread."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = signal.signal(signal.SIGTERM, _exit)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
 @contextmanager
 def daemon(base: Settings, work: Path, **overrides: Any) -> Iterator[DaemonClient]:
     """A daemon of its own (``base`` with ``overrides``, a cache file of its own in ``work``) on
-    a free loopback port, and a client of it; stopped at the end."""
+    a free loopback port, and a client of it; stopped at the end, SIGTERM included."""
     settings = base.model_copy(
         update={
             "port": free_port(),
@@ -83,13 +104,14 @@ def daemon(base: Settings, work: Path, **overrides: Any) -> Iterator[DaemonClien
             **overrides,
         }
     )
-    process, _ = launch(settings, work / f"daemon-{settings.port}.log")
-    try:
-        with DaemonClient(settings.daemon_url, timeout=300) as client:
-            yield client
-    finally:
-        process.terminate()
-        process.wait(timeout=60)
+    with stopped_on_sigterm():
+        process, _ = launch(settings, work / f"daemon-{settings.port}.log")
+        try:
+            with DaemonClient(settings.daemon_url, timeout=300) as client:
+                yield client
+        finally:
+            process.terminate()
+            process.wait(timeout=60)
 
 
 def wait_idle(client: DaemonClient, limit_s: float = 120.0) -> None:
