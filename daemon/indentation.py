@@ -13,3 +13,12 @@ def indent_of(line: str) -> str:
 def width(indentation: str) -> int:
     """Columns taken by leading whitespace (a tab counts as ``TAB_WIDTH``)."""
     return len(indentation.expandtabs(TAB_WIDTH))
+
+
+def render(columns: int, tabs: bool) -> str:
+    """Leading whitespace that takes ``columns`` (none below zero): tabs, then the spaces
+    left over, in a file indented with tabs; spaces otherwise."""
+    columns = max(0, columns)
+    if tabs:
+        return "\t" * (columns // TAB_WIDTH) + " " * (columns % TAB_WIDTH)
+    return " " * columns

@@ -1,5 +1,6 @@
 """One rough lexer for code in every language: words, punctuation, brackets, whole strings.
-Comments are dropped; the gap rules and the repair rules both read code through it."""
+Comments are dropped unless asked for; the gap rules and the repair rules both read code
+through it."""
 
 from __future__ import annotations
 
@@ -14,7 +15,7 @@ from daemon.language import LanguageInfo, language_info
 OPENERS = {"(": ")", "[": "]", "{": "}"}
 CLOSERS = {v: k for k, v in OPENERS.items()}
 
-TokenKind = Literal["word", "string", "punct"]
+TokenKind = Literal["word", "string", "punct", "comment"]
 
 _TOKEN = re.compile(r"\w+|==|!=|<=|>=|=>|->|::|&&|\|\||\S")
 _SPACES = re.compile(r"\s+")
@@ -27,8 +28,9 @@ _UNKNOWN = LanguageInfo("", "", "//", ("/*", "*/"), None)
 
 @dataclass(frozen=True)
 class Token:
-    """A word, a piece of punctuation, or a whole string, at its 0-based line and column.
-    ``closed`` is False for a string whose closing quote never came."""
+    """A word, a piece of punctuation, a whole string, or a line comment (only where asked
+    for), at its 0-based line and column. ``closed`` is False for a string whose closing
+    quote never came."""
 
     text: str
     line: int
@@ -44,9 +46,10 @@ def rules(language: str | None) -> LanguageInfo:
     return info or _UNKNOWN
 
 
-def lex(language: str | None, text: str) -> Iterator[Token]:
+def lex(language: str | None, text: str, *, comments: bool = False) -> Iterator[Token]:
     """The tokens of ``text``. It never fails: a string left open ends with its line (a kind
-    that spans lines, with the text), a block comment left open with the text."""
+    that spans lines, with the text), a block comment left open with the text. With
+    ``comments``, each line comment is a token too (from its marker to the line's end)."""
     info = rules(language)
     comment, block = info.line_comment, info.block_comment
     lines = text.split("\n")
@@ -65,6 +68,8 @@ def lex(language: str | None, text: str) -> Iterator[Token]:
             line_no, col = _skip_to(lines, line_no, col + len(block[0]), block[1])
             continue
         if comment and line.startswith(comment, col):
+            if comments:
+                yield Token(line[col:], line_no, col, "comment")
             line_no, col = line_no + 1, 0
             continue
         if char in info.quotes or (char == "'" and _CHAR.match(line, col)):

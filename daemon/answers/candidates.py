@@ -11,6 +11,7 @@ from dataclasses import dataclass, replace
 
 from daemon.answers.gap import Trimmed
 from daemon.checks import lint
+from daemon.checks.headers import leaves_header_out
 from daemon.checks.methods import missing_instance
 from daemon.cursor import Cursor
 from daemon.engine.jobs import Continuation
@@ -24,6 +25,7 @@ _UNDEFINED = re.compile(r"Undefined name `([^`]+)`")
 _IDENTIFIER = re.compile(r"[^\W\d]\w*")
 CALL_DID_NOT_FIT = "its call did not fit the callee's signature"
 NO_INSTANCE = "its method takes no `self`"
+NO_HEADER = "the deeper code below it still has no header"
 # The start of a fault for the names a candidate leaves undefined.
 UNDEFINED = "undefined name"
 
@@ -85,8 +87,11 @@ def candidate(
         faults.append(trimmed.verdict.reason or "it does not verify")
     if "fit_call_arguments" in trimmed.fired:
         faults.append(CALL_DID_NOT_FIT)
-    if language == "python" and cursor and trimmed.text and missing_instance(cursor, trimmed.text):
-        faults.append(NO_INSTANCE)
+    if language == "python" and cursor and trimmed.text:
+        if missing_instance(cursor, trimmed.text):
+            faults.append(NO_INSTANCE)
+        if leaves_header_out(cursor, trimmed.text):
+            faults.append(NO_HEADER)
     return Candidate(member, continuation.text, trimmed, logprob, tokens, tuple(faults))
 
 
@@ -128,11 +133,12 @@ def undefined_fault(faults: Sequence[str]) -> str | None:
     return next((f for f in faults if f.startswith(UNDEFINED)), None)
 
 
-def _rank_key(each: Candidate) -> tuple[int, int, int, int, int, float]:
+def _rank_key(each: Candidate) -> tuple[int, int, int, int, int, int, float]:
     return (
         0 if each.verified else 1,
         sum(1 for f in each.faults if f.startswith(UNDEFINED)),
         1 if NO_INSTANCE in each.faults else 0,
+        1 if NO_HEADER in each.faults else 0,
         1 if CALL_DID_NOT_FIT in each.faults else 0,
         0 if each.member == 0 else 1,
         -each.logprob,
@@ -142,9 +148,11 @@ def _rank_key(each: Candidate) -> tuple[int, int, int, int, int, float]:
 # The ranking, best first: an answer that verifies (the file parses where it parsed); in Python,
 # one that brings no new undefined name (ruff's F821 with the answer in place, where ruff is
 # installed), and a method defined in a class body with its instance (``self``) before one with an
-# empty parameter list (daemon/checks/methods.py); one whose call to a workspace function bound to
-# its signature as the model wrote it, before one the call-fitting rule had to cut; then the
-# model's own choice: its greedy continuation, then the others by their first line's probability.
+# empty parameter list (daemon/checks/methods.py); on an empty line above deeper code that lost
+# its header, one that writes a header for it (daemon/checks/headers.py); one whose call to a
+# workspace function bound to its signature as the model wrote it, before one the call-fitting
+# rule had to cut; then the model's own choice: its greedy continuation, then the others by
+# their first line's probability.
 #
 # The greedy choice stays ahead of the probabilities on purpose: on the real-code benchmark
 # (tests/bench/bench_realcode.py) the greedy line is the author's more often than a more probable

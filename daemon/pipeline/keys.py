@@ -15,7 +15,7 @@ if TYPE_CHECKING:
 
 # Raise one when its code changes what is answered, so that what the cache kept is not served.
 PROMPT_FORMAT_VERSION = 2  # models/families.py: a format's token layout
-COMPLETION_RULES_VERSION = 8  # daemon/answers/gap: how an answer is fitted to its gap
+COMPLETION_RULES_VERSION = 9  # daemon/answers/gap: how an answer is fitted to its gap
 REPAIR_RULES_VERSION = 2  # daemon/repair: which repairs are proposed and how they are ranked
 
 

@@ -12,6 +12,7 @@ import pytest
 from daemon.answers.candidates import (
     CALL_DID_NOT_FIT,
     GATE_MIN_EVENTS,
+    NO_HEADER,
     NO_INSTANCE,
     Candidate,
     first_line_logprob,
@@ -30,6 +31,7 @@ from daemon.engine.jobs import Continuation
 from daemon.protocol import CompleteRequest, DoneEvent, StageEvent, WorkspaceProfile
 from daemon.settings import load_settings
 from tests.unit.scripted_backend import Run, ScriptedBackend
+from tests.unit.test_headers import HEADLESS
 
 SETTINGS = load_settings().model_copy(update={"fast_deadline_ms": 60_000})
 STATEMENT = "def add(a, b):\n    total = a + b\n    return "
@@ -88,6 +90,11 @@ def test_a_method_without_its_instance_ranks_below_one_with_it():
     assert [c.text for c in order] == ["self) -> None:", ") -> None:"]
 
 
+def test_an_answer_that_leaves_the_code_below_headless_ranks_below_one_that_opens_it():
+    order = ranked([made(0, "x = 1", -0.1, NO_HEADER), made(1, "with lock:", -0.9)])
+    assert [each.text for each in order] == ["with lock:", "x = 1"]
+
+
 def test_empty_and_repeated_texts_are_dropped():
     order = ranked([made(0, "", -0.1), made(1, "same", -0.2), made(2, "same\n", -0.3)])
     assert [c.text for c in order] == ["same"]
@@ -122,12 +129,16 @@ def test_an_answer_of_unknown_confidence_is_never_held_back():
 
 
 # -- through the pipeline -----------------------------------------------------------------
-def request(text: str = STATEMENT, **extra: Any) -> CompleteRequest:
+def request(
+    text: str = STATEMENT, at: tuple[int, int] | None = None, **extra: Any
+) -> CompleteRequest:
+    """A request at ``at`` (line, column), at the end of ``text`` when it is None."""
     lines = text.split("\n")
+    line, column = at or (len(lines) - 1, len(lines[-1]))
     return CompleteRequest(
         text=text,
-        line=len(lines) - 1,
-        column=len(lines[-1]),
+        line=line,
+        column=column,
         profile=WorkspaceProfile(language="python"),
         **extra,
     )
@@ -138,11 +149,16 @@ def scripted(*candidates: tuple[str, float]) -> ScriptedBackend:
 
 
 async def answer(
-    backend: ScriptedBackend, user: str = "alice", text: str = STATEMENT, **settings: Any
+    backend: ScriptedBackend,
+    user: str = "alice",
+    text: str = STATEMENT,
+    at: tuple[int, int] | None = None,
+    **settings: Any,
 ) -> tuple[DoneEvent, StageEvent]:
-    """The done event and the final stage of one request (at the end of ``text``)."""
+    """The done event and the final stage of one request (at the end of ``text`` unless
+    ``at`` says where)."""
     pipeline = CompletionPipeline(backend, SETTINGS.model_copy(update=settings))
-    events = [event async for event in await pipeline.start(request(text), user)]
+    events = [event async for event in await pipeline.start(request(text, at), user)]
     done = events[-1]
     assert isinstance(done, DoneEvent)
     final = next(e for e in events if isinstance(e, StageEvent) and e.stage == "final")
@@ -309,20 +325,45 @@ async def test_a_first_line_no_later_line_mends_stops_the_job_and_a_second_start
     assert "first line does not parse" in (final.reason or "")
 
 
-async def test_a_method_written_without_self_gives_way_to_a_second_answer_with_it():
-    def written(run: Run) -> list[tuple[str, float]]:
-        if run.budget.not_first:
-            return [("self) -> None:", -0.8)]
-        return [(") -> None:", -0.05)]
+def first_then_second(first: str, second: str) -> ScriptedBackend:
+    """A backend whose first answer is ``first`` and whose further answers are ``second``."""
 
-    backend = ScriptedBackend(lambda run: "", candidates=written)
-    done, final = await answer(backend, text=METHOD, min_confidence=0.0)
-    assert done.text == "self) -> None:" and len(backend.runs) == 2
-    assert NO_INSTANCE in (final.reason or "") and "another candidate" in (final.reason or "")
-    # Outside a class the same answer is the model's and stands.
-    backend = ScriptedBackend(lambda run: "", candidates=written)
+    def written(run: Run) -> list[tuple[str, float]]:
+        return [(second, -0.8)] if run.budget.not_first else [(first, -0.05)]
+
+    return ScriptedBackend(lambda run: "", candidates=written)
+
+
+@pytest.mark.parametrize(
+    ("text", "at", "first", "second", "fault"),
+    [
+        # A method written without `self`.
+        (METHOD, None, ") -> None:", "self) -> None:", NO_INSTANCE),
+        # Deeper code below that lost its header, and a first answer that opens no block.
+        (HEADLESS, (3, 8), "self._send_guard = Guard()", "with self._send_guard:", NO_HEADER),
+    ],
+)
+async def test_a_first_answer_with_a_fault_gives_way_to_a_second_without(
+    text, at, first, second, fault
+):
+    backend = first_then_second(first, second)
+    done, final = await answer(backend, text=text, at=at, min_confidence=0.0)
+    assert done.text == second and len(backend.runs) == 2
+    assert fault in (final.reason or "") and "another candidate" in (final.reason or "")
+
+
+async def test_without_its_fault_the_first_answer_stands():
+    # Outside a class the method's answer is the model's and stands.
+    backend = first_then_second(") -> None:", "self) -> None:")
     done, _ = await answer(backend, text="def close(", min_confidence=0.0)
     assert done.text == ") -> None:" and len(backend.runs) == 1
+
+
+async def test_with_no_header_among_the_answers_the_model_s_first_choice_stands():
+    backend = scripted(("self._send_guard = Guard()", -0.05))
+    done, _ = await answer(backend, text=HEADLESS, at=(3, 8), min_confidence=0.0)
+    assert done.text == "self._send_guard = Guard()"
+    assert NO_HEADER in done.faults
 
 
 async def test_with_no_second_answer_the_refusal_says_why():

@@ -84,6 +84,14 @@ def test_comments_are_dropped_in_each_language_s_own_markers():
     assert texts("c", "#define F(x)")[:3] == [("punct", "#"), ("word", "define"), ("word", "F")]
 
 
+def test_line_comments_are_tokens_where_asked_for():
+    tokens = list(lex("python", 'x = "# no"  # yes\n# whole line', comments=True))
+    found = [(t.text, t.line, t.column) for t in tokens if t.kind == "comment"]
+    assert found == [("# yes", 0, 12), ("# whole line", 1, 0)]
+    assert [t.text for t in lex("c", "a /* b */ // c", comments=True)] == ["a", "// c"]
+    assert texts("python", "a  # b") == [("word", "a")]  # not asked for: dropped
+
+
 def test_no_language_reads_as_python_and_an_unknown_one_as_c():
     assert texts(None, "a # (") == [("word", "a")]
     assert texts("no-such-language", "a // (\nb /* ) */") == [("word", "a"), ("word", "b")]

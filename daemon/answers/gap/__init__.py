@@ -3,7 +3,7 @@ The gap's shape, and the rules that trim an answer to it (``trim`` gives their o
 """
 
 from daemon.answers.gap.calls import Signature, fit_call_arguments, signatures
-from daemon.answers.gap.echo import drop_call_echo
+from daemon.answers.gap.echo import drop_call_echo, drop_header_echo
 from daemon.answers.gap.endings import drop_extra_closers, drop_stray_comma
 from daemon.answers.gap.join import join_exploded_call
 from daemon.answers.gap.rules import (
@@ -16,6 +16,7 @@ from daemon.answers.gap.rules import (
     stop_at_shape,
 )
 from daemon.answers.gap.shape import Shape, ShapeKind, gap_shape
+from daemon.answers.gap.trailing import drop_trailing_comments
 from daemon.answers.gap.trim import (
     RULES,
     GapUntil,
@@ -36,9 +37,11 @@ __all__ = [
     "as_written",
     "drop_call_echo",
     "drop_extra_closers",
+    "drop_header_echo",
     "drop_repeated_runs",
     "drop_stray_comma",
     "drop_suffix_repeats",
+    "drop_trailing_comments",
     "fit_call_arguments",
     "fit_indentation",
     "gap_shape",

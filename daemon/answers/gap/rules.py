@@ -12,7 +12,7 @@ from daemon.answers.gap.shape import Shape, comment_mark, opens_block
 from daemon.checks.syntax import check_syntax
 from daemon.checks.verify import Verdict, can_verify, verify_insertion
 from daemon.cursor import Cursor
-from daemon.indentation import indent_of, width
+from daemon.indentation import indent_of, render, width
 from daemon.lexer import CLOSERS, brackets
 
 # Lines below the cursor compared with the answer.
@@ -58,13 +58,6 @@ def _first_width(lines: list[str], shape: Shape) -> int:
 
 
 # -- indentation -----------------------------------------------------------------------------
-
-
-def _render(columns: int, tabs: bool) -> str:
-    columns = max(0, columns)
-    if tabs:
-        return "\t" * (columns // 4) + " " * (columns % 4)
-    return " " * columns
 
 
 def _body_below(shape: Shape, column: int) -> bool:
@@ -120,13 +113,13 @@ def fit_indentation(answer: str, shape: Shape, language: str | None = None) -> s
         have = written if typed and written == typed else typed + written
         target = _target_width(have, shape, lines[0], language)
         shift = target - have
-        lines[0] = _render(target - typed, tabs) + lines[0].lstrip(" \t")
+        lines[0] = render(target - typed, tabs) + lines[0].lstrip(" \t")
     for index in range(1, len(lines)):
         line = lines[index]
         lead = indent_of(line)
         if not line.strip() or not (shift or _wrong_style(lead, tabs)):
             continue
-        lines[index] = _render(width(lead) + shift, tabs) + line[len(lead) :]
+        lines[index] = render(width(lead) + shift, tabs) + line[len(lead) :]
     return "\n".join(lines)
 
 

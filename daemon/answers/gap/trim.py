@@ -7,7 +7,7 @@ from dataclasses import dataclass
 
 from daemon.answers.gap.broken import BROKEN_LINE, broken_first_line, refusal
 from daemon.answers.gap.calls import fit_call_arguments
-from daemon.answers.gap.echo import drop_call_echo
+from daemon.answers.gap.echo import drop_call_echo, drop_header_echo
 from daemon.answers.gap.endings import drop_extra_closers, drop_stray_comma
 from daemon.answers.gap.join import join_exploded_call
 from daemon.answers.gap.rules import (
@@ -22,19 +22,22 @@ from daemon.answers.gap.rules import (
     suffix_repeat_cut,
 )
 from daemon.answers.gap.shape import Shape, blank_lead
+from daemon.answers.gap.trailing import drop_trailing_comments
 from daemon.checks.verify import Verdict, verify_insertion
 from daemon.cursor import Cursor
 from daemon.protocol import ContextSnippet
 
-# The rules by name, in the order applied (the last three only when verifying).
+# The rules by name, in the order applied (the last four only when verifying).
 RULES = (
     "join_exploded_call",
     "fit_indentation",
+    "drop_header_echo",
     "drop_call_echo",
     "drop_suffix_repeats",
     "stop_at_block_exit",
     "drop_repeated_runs",
     "stop_at_shape",
+    "drop_trailing_comments",
     "fit_call_arguments",
     "drop_extra_closers",
     "drop_stray_comma",
@@ -66,16 +69,20 @@ def _end_at_line_end(text: str, cursor: Cursor) -> str:
     return stripped if stripped.strip() else ""
 
 
-# The rules of daemon.answers.gap.rules, in the order applied: 1 join_exploded_call (a call written
-# one argument per line, joined onto the cursor's line when it fits); 2 fit_indentation (the
-# answer's lines moved to the block at the cursor, so the rules after it judge indentation as the
-# answer will stand); 3 drop_call_echo (a repeat of the call the cursor is in); 4
-# drop_suffix_repeats (cut where the model writes the code below again); 5 stop_at_block_exit (cut
-# before a line that leaves the cursor's block); 6 drop_repeated_runs (lines repeated in a loop, or
-# the lines right above the cursor written again); 7 stop_at_shape (keep what the gap takes); 8
-# fit_call_arguments (only with the signatures of the snippets in the prompt); 9 drop_extra_closers;
-# 10 drop_stray_comma; 11 drop_broken_line (an answer whose first line no later line can mend fails
-# verification); 12 keep_parseable (the longest leading run of lines that verifies in the document).
+# The rules of daemon.answers.gap (rules.py unless named), in the order applied: 1
+# join_exploded_call (join.py: a call written one argument per line, joined onto the cursor's line
+# when it fits); 2 fit_indentation (the answer's lines moved to the block at the cursor, so the
+# rules after it judge indentation as the answer will stand); 3 drop_header_echo (echo.py: the
+# header of the function whose body the cursor begins, written again); 4 drop_call_echo (echo.py: a
+# repeat of the call the cursor is in); 5 drop_suffix_repeats (cut where the model writes the code
+# below again); 6 stop_at_block_exit (cut before a line that leaves the cursor's block); 7
+# drop_repeated_runs (lines repeated in a loop, or the lines right above the cursor written again);
+# 8 stop_at_shape (keep what the gap takes); 9 drop_trailing_comments (trailing.py: a comment the
+# model wrote after code on a line); 10 fit_call_arguments (calls.py: only with the signatures of
+# the snippets in the prompt); 11 drop_extra_closers; 12 drop_stray_comma (endings.py); 13
+# drop_broken_line (broken.py: an answer whose first line no later line can mend fails
+# verification); 14 keep_parseable (the longest leading run of lines that verifies in the
+# document).
 #
 # COMPLETION_RULES_VERSION (daemon/pipeline/keys.py) is part of a completion's cache key: bump it
 # when a rule changes what it keeps, so that answers trimmed by the old rules expire.
@@ -91,7 +98,7 @@ def trim_to_gap(
     skip: Collection[str] = (),
 ) -> Trimmed:
     """The answer cut and fitted to the gap at ``cursor``; with ``verify``, also its ending
-    mended and the answer kept to the lines that verify in the document (rules 9-12, which
+    mended and the answer kept to the lines that verify in the document (rules 11-14, which
     parse the document). ``context``: the snippets of other files the prompt showed, whose
     signatures calls in the answer are fitted to; ``line_length``: the workspace's, for a call
     joined onto the cursor's line; ``skip``: rules left out by name (the benchmark's
@@ -102,6 +109,10 @@ def trim_to_gap(
             lambda text: join_exploded_call(text, cursor, language, line_length),
         ),
         ("fit_indentation", lambda text: fit_indentation(text, shape, language)),
+        (
+            "drop_header_echo",
+            lambda text: drop_header_echo(text, cursor.lines, cursor.line, shape, language),
+        ),
         ("drop_call_echo", lambda text: drop_call_echo(text, cursor.before, language)),
         ("drop_suffix_repeats", lambda text: drop_suffix_repeats(text, cursor)),
         ("stop_at_block_exit", lambda text: stop_at_block_exit(text, shape, language)),
@@ -110,6 +121,10 @@ def trim_to_gap(
             lambda text: drop_repeated_runs(text, cursor.before, cursor.lines, cursor.line),
         ),
         ("stop_at_shape", lambda text: stop_at_shape(text, shape, language)),
+        (
+            "drop_trailing_comments",
+            lambda text: drop_trailing_comments(text, cursor, language),
+        ),
         (
             "fit_call_arguments",
             lambda text: fit_call_arguments(text, cursor, context, language),
