@@ -116,8 +116,7 @@ class FastPath:
         written = [own, *result.alternatives]
         fitted = []
         for member, each in enumerate(written):
-            trim = await asyncio.to_thread(fit, each.text, c.cursor, c.language, shape)
-            fitted.append(candidate(member, each, trim, c.language, c.cursor))
+            fitted.append(await asyncio.to_thread(_judged, fit, member, each, c, shape))
         if isinstance(until, GapUntil) and until.cut_by:
             first = fitted[0]
             if until.refused is not None:  # refused as written: the job stopped at its first line
@@ -134,8 +133,7 @@ class FastPath:
             second = await self._second(c, admission, limits, shape, written)
             if second is None:
                 break
-            trim = await asyncio.to_thread(fit, second.text, c.cursor, c.language, shape)
-            fitted.append(candidate(len(written), second, trim, c.language, c.cursor))
+            fitted.append(await asyncio.to_thread(_judged, fit, len(written), second, c, shape))
             written.append(second)
             best = ranked(fitted)
         if best and c.language == "python" and postprocess:
@@ -221,6 +219,13 @@ class FastPath:
         if not self.settings.postprocess:
             return line
         return trim_to_gap(line, c.cursor, c.language, shape, verify=False).text
+
+
+def _judged(fit: Fit, member: int, written: Continuation, c: Completion, shape: Shape) -> Candidate:
+    """A continuation fitted to the gap and checked in the workspace (off the event loop: the
+    checks may parse the whole document)."""
+    trimmed = fit(written.text, c.cursor, c.language, shape)
+    return candidate(member, written, trimmed, c.language, c.cursor)
 
 
 def _as_written(answer: str, cursor: Cursor, language: str | None, shape: Shape) -> Trimmed:
