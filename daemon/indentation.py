@@ -22,3 +22,10 @@ def render(columns: int, tabs: bool) -> str:
     if tabs:
         return "\t" * (columns // TAB_WIDTH) + " " * (columns % TAB_WIDTH)
     return " " * columns
+
+
+def shifted(line: str, columns: int, tabs: bool) -> str:
+    """``line`` with its indentation moved by ``columns`` (to the left where negative, not
+    past column 0), written as ``render`` writes it."""
+    lead = indent_of(line)
+    return render(width(lead) + columns, tabs) + line[len(lead) :]

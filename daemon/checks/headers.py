@@ -18,13 +18,13 @@ _INDENT = "unexpected indent"
 def _code_below(cursor: Cursor) -> int | None:
     """The index of the first line below the cursor that holds code, when it is deeper than
     the cursor's line; None otherwise (or when there is none)."""
+    columns = width(indent_of(cursor.line_text))
     for index in range(cursor.line + 1, len(cursor.lines)):
         text = cursor.lines[index]
         stripped = text.strip()
         if not stripped or stripped.startswith("#"):
             continue
-        deeper = width(indent_of(text)) > width(indent_of(cursor.line_text))
-        return index if deeper else None
+        return index if width(indent_of(text)) > columns else None
     return None
 
 

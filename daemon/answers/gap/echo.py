@@ -8,7 +8,7 @@ import re
 from collections.abc import Sequence
 
 from daemon.answers.gap.shape import Shape
-from daemon.indentation import indent_of, render, width
+from daemon.indentation import indent_of, render, shifted, width
 from daemon.lexer import brackets, first_closer
 
 # The text before the cursor ends with a call's opening bracket: the callee's name (an
@@ -141,7 +141,7 @@ def drop_header_echo(
         return ""
     shift = width(indent_of(next(text for text in body if text.strip()))) - column
     tabs = shape.unit == "\t"
-    moved = [_dedent(text, shift, tabs) for text in body]
+    moved = [shifted(text, -shift, tabs) if text.strip() else "" for text in body]
     while not moved[0].strip():
         moved.pop(0)
     first = render(column - width(shape.typed), tabs) + moved[0].lstrip(" \t")
@@ -156,11 +156,3 @@ def _header_end(lines: Sequence[str]) -> int | None:
         if depth <= 0 and _HEADER_END.search(text):
             return index
     return None
-
-
-def _dedent(text: str, columns: int, tabs: bool) -> str:
-    """``text`` with ``columns`` of its indentation taken off (a blank line is left empty)."""
-    if not text.strip():
-        return ""
-    lead = indent_of(text)
-    return render(width(lead) - columns, tabs) + text[len(lead) :]

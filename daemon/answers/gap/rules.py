@@ -12,7 +12,7 @@ from daemon.answers.gap.shape import Shape, comment_mark, opens_block
 from daemon.checks.syntax import check_syntax
 from daemon.checks.verify import Verdict, can_verify, verify_insertion
 from daemon.cursor import Cursor
-from daemon.indentation import indent_of, render, width
+from daemon.indentation import indent_of, render, shifted, width
 from daemon.lexer import CLOSERS, brackets
 
 # Lines below the cursor compared with the answer.
@@ -119,7 +119,7 @@ def fit_indentation(answer: str, shape: Shape, language: str | None = None) -> s
         lead = indent_of(line)
         if not line.strip() or not (shift or _wrong_style(lead, tabs)):
             continue
-        lines[index] = render(width(lead) + shift, tabs) + line[len(lead) :]
+        lines[index] = shifted(line, shift, tabs)
     return "\n".join(lines)
 
 
