@@ -7,11 +7,27 @@ from collections.abc import Iterable
 
 import numpy as np
 
+from daemon.engine.answer_text import AnswerText
 from daemon.engine.jobs import Continuation
 
 # A first token the model gives less than this share is not worth a sequence.
 MIN_SHARE = 0.005
 _MIN_LOGPROB = math.log(MIN_SHARE)
+# The candidates branch at the first token of the answer's first line that the model gives
+# less than this share (where it is unsure what comes next), not before.
+BRANCH_BELOW = 0.7
+_BRANCH_LOGPROB = math.log(BRANCH_BELOW)
+
+
+def branches_here(answer: AnswerText, logprob: float) -> bool:
+    """Whether the candidates branch at the token just chosen (with ``logprob``) for
+    ``answer``: a token the model is unsure of, that chooses what the answer writes (past the
+    blanks of its lead, which only blanks can write), while its first line is being written."""
+    if answer.first_choice is None and not answer.choosing:
+        return False
+    if "\n" in answer.text + answer.pending:
+        return False
+    return logprob < _BRANCH_LOGPROB
 
 
 def log_softmax_of(row: np.ndarray, token: int) -> float:
@@ -48,17 +64,22 @@ def first_tokens(
     return found
 
 
-# At its first token the job takes the most likely token; each other candidate starts from the next
-# most likely one (given at least MIN_SHARE), in a sequence of its own holding a copy of the
-# prompt's KV, and goes on greedily, all in the same batches: three candidates cost one prompt and
-# one batched decode, not three. A candidate whose text becomes the job's own text so far, at a
-# token boundary of both, is dropped (greedy from there it would write the same). Once the job's
-# own text has ended, the others get worker.BRANCH_GRACE_TOKENS more tokens to end theirs, then are
-# dropped. A Fork keeps one job's candidates together: the job's Finished is sent when the last of
-# them ends, with the others as its alternatives.
+# The job takes the most likely token at each step. At the first token of its first line that the
+# model is unsure of (it gives it less than BRANCH_BELOW; the first token it chooses, past the
+# blanks of a lead, where that one is unsure), each other candidate starts from the next most
+# likely token there (given at least MIN_SHARE), in a sequence of its own holding a copy of the
+# KV so far, and goes on greedily, all in the same batches: three candidates cost one prompt and
+# one batched decode, not three. Where the model is sure of its first token, alternatives to it
+# are lines it gives little chance; the candidates then differ where the line is in doubt (which
+# attribute, which argument). A line the model is sure of throughout gets no others. A
+# candidate whose text becomes the job's own text so far, at a token boundary of both, is
+# dropped (greedy from there it would write the same). Once the job's own text has ended, the
+# others get worker.BRANCH_GRACE_TOKENS more tokens to end theirs, then are dropped. A Fork keeps
+# one job's candidates together: the job's Finished is sent when the last of them ends, with
+# the others as its alternatives.
 class Fork:
     """The candidates of one job: member 0 is the job's own, the others its branches in the
-    order of their first token's probability. ``close`` records a member's continuation and
+    order of their probability where they branched. ``close`` records a member's continuation and
     says whether all have ended."""
 
     def __init__(self) -> None:

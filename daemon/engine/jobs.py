@@ -20,8 +20,9 @@ class Budget:
     seed: int = 0
     banned: tuple[int, ...] = ()  # tokens the job may not generate
     # Continuations decoded together from the one prompt, the job's own included: the others
-    # start from the next most likely first tokens, greedy after (fewer when the engine has
-    # no room for them).
+    # branch from it at the first token of its first line the model is unsure of, from the
+    # next most likely tokens there, greedy after (fewer when the engine has no room for them
+    # or the model is sure of the whole line).
     candidates: int = 1
     # Decode the candidates even where the engine would not (a step of several sequences
     # costs more than its limit): the client asked for several answers.
@@ -81,7 +82,7 @@ class Finished:
     logprobs: tuple[float, ...] | None = None
     # A generating job with ``Budget.logprobs``: its own text's tokens, as a Continuation.
     own: Continuation | None = None
-    # With ``Budget.candidates`` > 1: the other continuations, most likely first token first.
+    # With ``Budget.candidates`` > 1: the other continuations, most likely branch first.
     alternatives: tuple[Continuation, ...] = ()
 
 

@@ -13,7 +13,7 @@ import numpy as np
 
 from daemon.engine.answer_text import AnswerText
 from daemon.engine.batch import TokenBatch
-from daemon.engine.fork import Fork, first_tokens, same_path
+from daemon.engine.fork import Fork, branches_here, first_tokens, same_path
 from daemon.engine.jobs import PromptEvaluated
 from daemon.engine.report import EngineStats
 from daemon.engine.running import Places, Running
@@ -311,8 +311,8 @@ class Stepper:
 
     def _fork(self, own: Running, index: int, token: int | None) -> None:
         """Start the job's other candidates from the most likely tokens after ``token`` (the
-        job's own) at the step that chooses what the answer writes (its first token, or after
-        the blanks of its lead), each in a free slot that gets a copy of the KV so far; only
+        job's own) at the first step of its first line where the model is unsure of its token
+        (``fork.branches_here``), each in a free slot that gets a copy of the KV so far; only
         where no request waits for a place, and never for a job that may have to yield."""
         job = own.job
         wanted = job.budget.candidates - 1
@@ -320,19 +320,21 @@ class Stepper:
             return
         if not (self.forks() or job.budget.fork_anyway):
             return
-        if own.answer is None or not own.answer.choosing:
+        answer = own.answer
+        if answer is None or not branches_here(answer, own.sampled_logprob):
             return
         if own.produced or self.scheduler.depth:
             return
         room = min(wanted, self.parallel - len(self.places.jobs), len(self.slots.free))
         excluded = {*self._stop_tokens, *self.sampling.suppressed, *job.budget.banned}
-        excluded.update(job.budget.not_first)
-        row = self.sampling.healing_row(own.answer, job.budget.banned, index)
+        if answer.first_choice is None:
+            excluded.update(job.budget.not_first)
+        row = self.sampling.healing_row(answer, job.budget.banned, index)
         if row is None:
             row = self.sampling.row(index)
         picks = first_tokens(row, token, room, excluded) if room > 0 else []
         fork = Fork()
-        written = own.answer.ids
+        written = answer.ids
         for first, logprob in picks:
             prompt = [*own.prompt, *written, first]
             claim = self.slots.claim(prompt, move=False)
@@ -352,7 +354,7 @@ class Stepper:
                 own=own,
                 until=copy.copy(job.until),
                 first_logprob=logprob,
-                seed=own.answer.snapshot() if written else None,
+                seed=answer.snapshot() if written else None,
                 logprobs=list(own.logprobs),
                 ends=list(own.ends),
             )

@@ -75,7 +75,7 @@ class JobResult:
     times: JobTimes
     # With ``Budget.scored``: the job's own text, token by token, with log-probabilities.
     own: Continuation | None = None
-    # With ``Budget.candidates`` > 1: the other continuations, most likely first token first.
+    # With ``Budget.candidates`` > 1: the other continuations, most likely branch first.
     alternatives: tuple[Continuation, ...] = ()
 
     @property

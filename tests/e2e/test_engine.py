@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import math
 import queue
 import threading
 import time
@@ -14,6 +15,7 @@ import pytest
 from daemon.answers.comments import comment_tokens
 from daemon.answers.placeholder import placeholder_tokens
 from daemon.engine import step_plan
+from daemon.engine.fork import BRANCH_BELOW
 from daemon.engine.jobs import Budget, Finished, PromptEvaluated, TokenText
 from daemon.engine.kv_states import SequenceStates
 from daemon.engine.report import LocalFigures
@@ -373,6 +375,28 @@ def test_candidates_come_from_one_prompt_and_leave_the_greedy_answer_as_it_was(e
         texts.add(other.text)
         assert len(other.token_logprobs) == other.tokens >= 1
     assert engine.stats.branches >= len(finished.alternatives)
+
+
+def test_candidates_branch_where_the_model_is_first_unsure_of_its_line(engine, model):
+    """Past a first token the model is sure of (`` *`` after ``return width``), the others
+    branch at the first token it is not sure of, and share the line up to there."""
+    engine.fork_cost_limit = 0  # wherever there is room, whatever they cost here
+    tokens = prompt(model, "def area(width, height):\n    return width")
+    budget = Budget(max_tokens=12, deadline=time.perf_counter() + 60, candidates=3)
+    _, seen = run(engine, tokens, budget, stops=("\n",))
+    finished = seen[-1]
+    own = finished.own
+    assert isinstance(finished, Finished) and own is not None, finished
+    unsure = [i for i, lp in enumerate(own.token_logprobs) if math.exp(lp) < BRANCH_BELOW]
+    assert unsure and unsure[0] >= 1, own  # sure of its first token
+    shared = own.text[: own.token_ends[unsure[0] - 1]]
+    assert shared.strip() and finished.alternatives
+    at = unsure[0]
+    for other in finished.alternatives:
+        assert other.text.startswith(shared) and len(other.token_logprobs) == other.tokens
+        # Up to the branch, a branch's tokens are the job's own; there, a less likely one.
+        assert other.token_logprobs[:at] == own.token_logprobs[:at]
+        assert other.token_logprobs[at] < own.token_logprobs[at]
 
 
 def test_a_lead_is_written_first_and_never_shown(engine, model):

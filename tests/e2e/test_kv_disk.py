@@ -52,9 +52,10 @@ def evaluated(before: dict[str, Any], after: dict[str, Any]) -> int:
 
 
 def test_after_a_restart_a_document_seen_before_is_restored_from_disk(tmp_path: Path):
-    # The result cache is bypassed: the engine itself must answer both times.
+    # The result cache is bypassed: the engine itself must answer both times. One candidate:
+    # each other candidate's first token would be evaluated too.
     body = complete_body(unique(DOCUMENT), cache=False, mode="fast", max_tokens=12)
-    first = start_daemon(tmp_path)
+    first = start_daemon(tmp_path, candidates=1)
     try:
         start = health(first)
         cold = complete(first, body)
@@ -65,7 +66,7 @@ def test_after_a_restart_a_document_seen_before_is_restored_from_disk(tmp_path: 
     assert 200 <= cold.prompt_tokens <= 256 and cold_evaluated >= cold.prompt_tokens - 2
     assert list((tmp_path / "kv").glob("*.kvstate")), "nothing written at shutdown"
 
-    second = start_daemon(tmp_path)
+    second = start_daemon(tmp_path, candidates=1)
     try:
         start = health(second)
         assert start["workload"]["kv_disk_states"] >= 1  # found at start

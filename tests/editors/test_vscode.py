@@ -66,7 +66,8 @@ def workspace(tmp_path: Path) -> Path:
     (folder / "shapes.py").write_text("import math\n\n\n")
     (folder / "area.py").write_text(QUICK_FIX)
     (folder / "listing.py").write_text(FIX_COMMAND)
-    # A call the model finishes in several ways (f"Hello, {name}!", "Hello, " + name, ...).
+    # An assignment the model is unsure how to finish (candidates branch only where it is:
+    # f"Hello, {name}!", f"Hello, {name}! How are you?", "Hello, " + name + "!", ...).
     (folder / "cycle.py").write_text("def greet(name):\n")
     return folder
 
@@ -182,7 +183,7 @@ def test_the_extension_in_a_real_vs_code(tmp_path, workspace, daemon, code_serve
         "shots": str(shots),
         "results": str(tmp_path / "results.json"),
         "completion": {"file": "shapes.py", "typed": TYPED},
-        "cycle": {"file": "cycle.py", "typed": "    print("},
+        "cycle": {"file": "cycle.py", "typed": "    message = "},
         "quickFix": {"file": "area.py", "expect": "def area(width, height):"},
         "fixCommand": {"file": "listing.py", "expect": "sorted(os.listdir(root))"},
         "daemon": {

@@ -1,5 +1,5 @@
-"""The helpers of candidates decoded together: the first tokens a fork starts from, a
-branch that reached the job's own text, and the members of one fork."""
+"""The helpers of candidates decoded together: where a fork branches, the tokens it starts
+from, a branch that reached the job's own text, and the members of one fork."""
 
 from __future__ import annotations
 
@@ -8,8 +8,20 @@ import math
 import numpy as np
 import pytest
 
-from daemon.engine.fork import MIN_SHARE, Fork, first_tokens, log_softmax_of, same_path
+from daemon.engine.answer_text import AnswerText
+from daemon.engine.fork import (
+    BRANCH_BELOW,
+    MIN_SHARE,
+    Fork,
+    branches_here,
+    first_tokens,
+    log_softmax_of,
+    same_path,
+)
 from daemon.engine.jobs import Continuation
+
+UNSURE = math.log(BRANCH_BELOW * 0.9)
+SURE = math.log(min(1.0, BRANCH_BELOW * 1.1))
 
 
 def logits(*probabilities: float) -> np.ndarray:
@@ -52,3 +64,28 @@ def test_a_fork_ends_when_every_member_has_and_drops_duplicates():
     assert fork.close(0, Continuation("own", "stop", 1))
     assert fork.own.text == "own"
     assert [c.text for c in fork.alternatives()] == ["b"]
+
+
+def test_a_fork_branches_at_the_first_token_the_model_is_unsure_of():
+    answer = AnswerText((), None, None)
+    assert branches_here(answer, UNSURE)  # the first token, in doubt
+    assert not branches_here(answer, SURE)
+    answer.add(1, b"self")  # sure of it: the next token in doubt is where it branches
+    assert branches_here(answer, UNSURE) and not branches_here(answer, SURE)
+
+
+def test_no_branch_once_the_first_line_is_written():
+    answer = AnswerText((), None, None)
+    answer.add(1, b"x = 1\n")
+    assert not branches_here(answer, UNSURE)
+
+
+def test_no_branch_among_the_blanks_of_an_indentation_lead():
+    """How an indentation splits into tokens of blanks is no choice; the token that writes
+    code past it is."""
+    answer = AnswerText((), None, None, lead="        ")
+    assert not branches_here(answer, UNSURE)
+    answer.add(1, b"      ")
+    assert not branches_here(answer, UNSURE)  # two blanks left: blanks alone may write them
+    answer.add(2, b" ")
+    assert branches_here(answer, UNSURE)  # one blank left: the token that writes it writes code

@@ -150,7 +150,7 @@ await step('accepted with Tab', async () => {
 });
 
 await step('next candidate', async () => {
-  // A call the model finishes in several ways: Alt+] shows the next of its candidates.
+  // A line the model finishes in several ways: Alt+] shows the next of its candidates.
   await openFile(config.cycle.file);
   await page.keyboard.press('Control+End');
   await page.keyboard.type(config.cycle.typed, { delay: 5 });
