@@ -99,7 +99,13 @@ class CompletionPipeline:
                     return self._from_cache(replace(c, key=candidate), hit, "exact")
             typed = await self._typed(c, first_line)
             if typed is not None:
-                result = CachedResult(typed.answer, typed.finish_reason, typed.tokens, c.language)
+                result = CachedResult(
+                    typed.answer,
+                    typed.finish_reason,
+                    typed.tokens,
+                    c.language,
+                    alternatives=typed.alternatives,
+                )
                 return self._from_cache(c, result, "typed")
         # Background work (a prefetch) never replaces what the user is waiting for.
         document = (user, req.path) if req.path and priority == Priority.INTERACTIVE else None
@@ -215,13 +221,14 @@ class CompletionPipeline:
     ) -> None:
         """A complete, verified answer: into the cache, the typing index and the book."""
         kept = CachedResult(text, result.reason, tokens, c.language)
+        others: tuple[str, ...] = ()
         if answer is not None:
             others = tuple(each.text for each in answer.listed())
             kept = replace(
                 kept, confidence=answer.confidence, alternatives=others, faults=answer.faults
             )
         await self.backend.store(c.key, kept)
-        self.typing.remember(c.typing_key, c.prefix, text, result.reason, tokens)
+        self.typing.remember(c.typing_key, c.prefix, text, result.reason, tokens, others)
         self._remember(c, text)
 
     # -- answering -------------------------------------------------------------------------

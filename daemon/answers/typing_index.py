@@ -1,4 +1,5 @@
-"""Cache hits that survive typing: a shown answer's first characters, typed, still find it."""
+"""Cache hits that survive typing: a shown answer's first characters, typed, still find it
+(and those of its candidates that begin with them, or a candidate the programmer typed)."""
 
 from __future__ import annotations
 
@@ -23,17 +24,21 @@ class Typed:
     answer: str
     finish_reason: str
     tokens: int
+    # The other candidates shown beside the answer, best first (from a hit: their rest).
+    alternatives: tuple[str, ...] = ()
 
 
 def _hash(text: str) -> str:
     return xxhash.xxh3_128_hexdigest(text.encode("utf-8", "surrogatepass"))
 
 
-# For each completion answered, the index remembers the text before the cursor (as its length and a
-# hash), the answer, and a key made of everything else the answer depended on (model, prompt
-# format, profile header, the text after the cursor). A later request with the same key whose text
-# before the cursor is the remembered one plus characters the answer starts with gets the rest of
-# the answer at once.
+# For each completion answered, the index remembers the text before the cursor (as its length and
+# a hash), the answer and the candidates shown beside it, and a key made of everything else the
+# answer depended on (model, prompt format, profile header, the text after the cursor). A later
+# request with the same key whose text before the cursor is the remembered one plus characters the
+# answer starts with gets the rest of the answer at once, and the rest of each candidate that starts
+# with them too; where the answer does not start with them but a candidate does (the programmer
+# cycled to it and typed on), that candidate is the answer.
 class TypingIndex:
     def __init__(self) -> None:
         self._entries: OrderedDict[str, list[Typed]] = OrderedDict()
@@ -45,10 +50,18 @@ class TypingIndex:
         """``context``: what else the answer depended on (model, format, header, route)."""
         return _hash(context + "\x00" + suffix)
 
-    def remember(self, key: str, prefix: str, answer: str, reason: str, tokens: int) -> None:
+    def remember(
+        self,
+        key: str,
+        prefix: str,
+        answer: str,
+        reason: str,
+        tokens: int,
+        alternatives: tuple[str, ...] = (),
+    ) -> None:
         if not answer.strip():
             return
-        entry = Typed(len(prefix), _hash(prefix), answer, reason, tokens)
+        entry = Typed(len(prefix), _hash(prefix), answer, reason, tokens, alternatives)
         with self._lock:
             found = self._entries.pop(key, [])
             found = [e for e in found if e.prefix_hash != entry.prefix_hash][-(PER_KEY - 1) :]
@@ -69,26 +82,41 @@ class TypingIndex:
             self.hits += 1
 
     def match(self, key: str, prefix: str) -> Typed | None:
-        """The rest of a remembered answer whose first characters were typed since. Typed
-        whole, an answer the model (or its gap) ended has nothing more: the rest is empty
-        (llama.vim asks at the end of the suggestion it shows); one a budget cut has none."""
+        """The rest of a remembered answer (or of a candidate shown beside it) whose first
+        characters were typed since, with the rest of the other candidates that start with
+        them. Typed whole, an answer the model (or its gap) ended has nothing more: the rest is
+        empty (llama.vim asks at the end of the suggestion it shows); one a budget cut has none,
+        nor has a candidate typed whole."""
         with self._lock:
             found = list(self._entries.get(key, ()))
         for entry in reversed(found):
             typed_length = len(prefix) - entry.prefix_length
-            if typed_length <= 0 or typed_length > len(entry.answer):
-                continue
-            if typed_length == len(entry.answer) and entry.finish_reason != "stop":
+            if typed_length <= 0:
                 continue
             typed = prefix[entry.prefix_length :]
-            if not entry.answer.startswith(typed):
-                continue
-            if _hash(prefix[: entry.prefix_length]) != entry.prefix_hash:
+            rests = _rests(entry, typed)
+            if rests is None or _hash(prefix[: entry.prefix_length]) != entry.prefix_hash:
                 continue
             self.count_hit()
-            rest = entry.answer[typed_length:]
-            return Typed(len(prefix), _hash(prefix), rest, entry.finish_reason, entry.tokens)
+            return Typed(
+                len(prefix), _hash(prefix), rests[0], entry.finish_reason, entry.tokens, rests[1:]
+            )
         return None
+
+
+def _rests(entry: Typed, typed: str) -> tuple[str, ...] | None:
+    """What is left of the entry's answer and candidates once ``typed`` is typed, best first,
+    of those that start with it; None when none is left (see ``TypingIndex.match``)."""
+    rests: list[str] = []
+    if entry.answer.startswith(typed) and (
+        len(typed) < len(entry.answer) or entry.finish_reason == "stop"
+    ):
+        rests.append(entry.answer[len(typed) :])
+    for other in entry.alternatives:
+        rest = other[len(typed) :]
+        if other.startswith(typed) and rest and rest not in rests:
+            rests.append(rest)
+    return tuple(rests) if rests else None
 
 
 @dataclass

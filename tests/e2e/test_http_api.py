@@ -246,6 +246,28 @@ def test_a_fast_completion_lists_its_other_candidates_and_the_cache_keeps_them(d
     assert again.confidence == first.confidence
 
 
+def test_typing_on_into_a_candidate_keeps_the_candidates_that_begin_with_it(daemon):
+    document = unique(OPEN_CHOICE)
+    with daemon.http() as http:
+        first = post_events(http, complete_body(document, language="python"))[-1]
+        assert isinstance(first, DoneEvent) and first.alternatives
+        candidates = [first.text, *(a.text for a in first.alternatives)]
+        other = candidates[1]
+        shared = next(
+            (i for i, (a, b) in enumerate(zip(first.text, other, strict=False)) if a != b),
+            min(len(first.text), len(other)),
+        )
+        assert shared < len(other)
+        # One character into the second candidate, past where it leaves the first: it is the
+        # answer now, with the rest of each other candidate that begins the same way.
+        typed = other[: shared + 1]
+        on = post_events(http, complete_body(document + typed, language="python"))[-1]
+    assert isinstance(on, DoneEvent) and on.cache_match == "typed"
+    rests = [c[len(typed) :] for c in candidates if c.startswith(typed) and c != typed]
+    assert on.text == other[len(typed) :] == rests[0]
+    assert [a.text for a in on.alternatives] == rests[1:]
+
+
 def test_the_confidence_gate_holds_back_an_answer_and_says_why(tmp_path):
     gated = start_daemon(tmp_path, min_confidence=0.999)
     try:

@@ -44,3 +44,20 @@ def test_an_answer_typed_whole_has_nothing_more_only_where_it_ended():
     index.remember(key, "x = ", "compute(a, b", "length", 48)  # cut by the token budget
     assert index.match(key, "x = compute(a, b") is None
     assert index.match(key, "x = compute(a").answer == ", b"
+
+
+def test_the_candidates_that_begin_with_what_was_typed_come_along():
+    index = TypingIndex()
+    key = index.key("c", "")
+    shown = ("total = sum(rows)", "total += row", "count += 1")
+    index.remember(key, "    ", "total = 0", "stop", 4, shown)
+    hit = index.match(key, "    tot")
+    assert hit is not None and hit.answer == "al = 0"
+    assert hit.alternatives == ("al = sum(rows)", "al += row")
+    # Typed into a candidate the answer does not begin with (cycled to it): it is the answer.
+    hit = index.match(key, "    total +")
+    assert hit is not None and hit.answer == "= row" and hit.alternatives == ()
+    hit = index.match(key, "    co")
+    assert hit is not None and hit.answer == "unt += 1"
+    assert index.match(key, "    count += 1") is None  # a candidate typed whole: a new question
+    assert index.match(key, "    x") is None
