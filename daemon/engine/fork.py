@@ -25,7 +25,7 @@ def branches_here(answer: AnswerText, logprob: float) -> bool:
     blanks of its lead, which only blanks can write), while its first line is being written."""
     if answer.first_choice is None and not answer.choosing:
         return False
-    if "\n" in answer.text + answer.pending:
+    if "\n" in answer.text or "\n" in answer.pending:
         return False
     return logprob < _BRANCH_LOGPROB
 
