@@ -27,6 +27,8 @@ DEFAULT_PORT = 8765
 MIN_CONFIDENCE = 0.05
 # The default of `candidates_cost_limit` (daemon.engine.worker measures the cost at start).
 FORK_COST_LIMIT = 1.5
+# The default of `candidates_branch_below`, chosen on the real-code benchmark (README).
+BRANCH_BELOW = 0.7
 
 
 def default_cache_dir() -> Path:
@@ -269,8 +271,17 @@ class Settings(BaseSettings):
         ge=1,
         le=8,
         description="Fast-path completions: continuations decoded together from the one "
-        "prompt, each from another of the most likely first tokens; the best is shown, the "
-        "others are alternatives to cycle to.",
+        "prompt, branching where the model is first unsure of the first line (see "
+        "candidates_branch_below); the best is shown, the others are alternatives to cycle to.",
+    )
+    candidates_branch_below: float = Field(
+        BRANCH_BELOW,
+        gt=0.0,
+        le=1.0,
+        description="The candidates branch at the first token of the first line that the "
+        "model gives less than this share, each from another of the most likely tokens there; "
+        "a line the model is sure of throughout gets no alternatives. 1 branches at the first "
+        "token whatever its share.",
     )
     candidates_cost_limit: float = Field(
         FORK_COST_LIMIT,

@@ -9,25 +9,26 @@ import numpy as np
 
 from daemon.engine.answer_text import AnswerText
 from daemon.engine.jobs import Continuation
+from daemon.settings import BRANCH_BELOW
 
 # A first token the model gives less than this share is not worth a sequence.
 MIN_SHARE = 0.005
 _MIN_LOGPROB = math.log(MIN_SHARE)
 # The candidates branch at the first token of the answer's first line that the model gives
-# less than this share (where it is unsure what comes next), not before.
-BRANCH_BELOW = 0.7
-_BRANCH_LOGPROB = math.log(BRANCH_BELOW)
+# less than the ``candidates_branch_below`` setting's share (where it is unsure what comes
+# next), not before.
 
 
-def branches_here(answer: AnswerText, logprob: float) -> bool:
+def branches_here(answer: AnswerText, logprob: float, below: float = BRANCH_BELOW) -> bool:
     """Whether the candidates branch at the token just chosen (with ``logprob``) for
-    ``answer``: a token the model is unsure of, that chooses what the answer writes (past the
-    blanks of its lead, which only blanks can write), while its first line is being written."""
+    ``answer``: a token the model gives less than the share ``below`` (1 branches at the
+    first such token whatever its share), that chooses what the answer writes (past the blanks
+    of its lead, which only blanks can write), while its first line is being written."""
     if answer.first_choice is None and not answer.choosing:
         return False
     if "\n" in answer.text or "\n" in answer.pending:
         return False
-    return logprob < _BRANCH_LOGPROB
+    return below >= 1.0 or logprob < math.log(below)
 
 
 def log_softmax_of(row: np.ndarray, token: int) -> float:

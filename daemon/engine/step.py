@@ -33,6 +33,7 @@ from daemon.engine.step_plan import (
     most_urgent,
     plan_step,
 )
+from daemon.settings import BRANCH_BELOW
 from models.loaded import LoadedModel
 
 log = logging.getLogger(__name__)
@@ -49,8 +50,9 @@ class _Placed:
 class Stepper:
     """Builds each step's batch from the running jobs (``plan_step``), decodes it once (emptying
     free slots while the KV cache is full) and samples each job from its own row of logits;
-    forks a job's candidates at its first token. ``forks``: whether candidates are decoded
-    together on this machine."""
+    forks a job's candidates where the model is first unsure of its first line. ``forks``:
+    whether candidates are decoded together on this machine; ``branch_below``: the share of
+    its token under which the model is unsure (``fork.branches_here``)."""
 
     def __init__(
         self,
@@ -65,6 +67,7 @@ class Stepper:
         chunk_tokens: int,
         parallel: int,
         forks: Callable[[], bool],
+        branch_below: float = BRANCH_BELOW,
     ) -> None:
         self.model = model
         self.ctx = ctx
@@ -78,6 +81,7 @@ class Stepper:
         self.chunk_tokens = chunk_tokens
         self.parallel = parallel
         self.forks = forks
+        self.branch_below = branch_below
         self._stop_tokens = frozenset(model.facts.stop_tokens)
         self._turn = 0
         self.interactive_at = float("-inf")  # when a step last ran a completion
@@ -321,7 +325,7 @@ class Stepper:
         if not (self.forks() or job.budget.fork_anyway):
             return
         answer = own.answer
-        if answer is None or not branches_here(answer, own.sampled_logprob):
+        if answer is None or not branches_here(answer, own.sampled_logprob, self.branch_below):
             return
         if own.produced or self.scheduler.depth:
             return

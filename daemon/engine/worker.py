@@ -37,7 +37,7 @@ from daemon.engine.speed import SpeedMeter
 from daemon.engine.step import Stepper
 from daemon.engine.warm_up import WarmUp
 from daemon.errors import ShuttingDown
-from daemon.settings import FORK_COST_LIMIT
+from daemon.settings import BRANCH_BELOW, FORK_COST_LIMIT
 from models.loaded import LoadedModel
 
 log = logging.getLogger(__name__)
@@ -59,7 +59,8 @@ _AFTER_FAILURE_S = 0.05
 # place is taken and a more urgent job waits, the least urgent running job goes back to the head of
 # its line and later resumes where it stopped.
 #
-# A job that asks for candidates forks at its first token (daemon.engine.fork), only into places no
+# A job that asks for candidates forks where the model is first unsure of its first line
+# (daemon.engine.fork), only into places no
 # waiting request needs. A scoring job keeps its slot's prefix up to the token before the first
 # scored one and evaluates the rest with logits for every position (daemon.engine.scoring). The
 # model's own stop strings (its prompt format's end pieces) end every answer. Events go to the sink
@@ -76,6 +77,7 @@ class Engine(QueueFront):
         parallel: int | None = None,
         reuse_after_edit: bool = False,
         fork_cost_limit: float = FORK_COST_LIMIT,
+        branch_below: float = BRANCH_BELOW,
     ) -> None:
         self.model = model
         # Candidates are decoded only where a step of three sequences costs at most this many
@@ -133,6 +135,7 @@ class Engine(QueueFront):
             chunk_tokens,
             self.parallel,
             lambda: self.forks,
+            branch_below,
         )
 
     # -- lifecycle -------------------------------------------------------------------------

@@ -134,6 +134,7 @@ def local_engine(
         parallel=settings.parallel,
         reuse_after_edit=settings.reuse_after_edit,
         fork_cost_limit=settings.candidates_cost_limit,
+        branch_below=settings.candidates_branch_below,
     )
     return model, engine
 

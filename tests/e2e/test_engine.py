@@ -15,13 +15,12 @@ import pytest
 from daemon.answers.comments import comment_tokens
 from daemon.answers.placeholder import placeholder_tokens
 from daemon.engine import step_plan
-from daemon.engine.fork import BRANCH_BELOW
 from daemon.engine.jobs import Budget, Finished, PromptEvaluated, TokenText
 from daemon.engine.kv_states import SequenceStates
 from daemon.engine.report import LocalFigures
 from daemon.engine.scheduler import Priority, Scheduler
 from daemon.engine.worker import Engine
-from daemon.settings import load_settings
+from daemon.settings import BRANCH_BELOW, load_settings
 from models.loaded import LoadedModel
 from models.resolve import resolve_model
 from tests.e2e.documents import NUMBERS

@@ -171,6 +171,9 @@ def editor_daemon(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RunningD
         fast_deadline_ms=30_000,
         deep_deadline_ms=60_000,
         fix_deadline_ms=60_000,
+        # The tests cycle through candidates: branching at the first token, the model offers
+        # alternatives wherever it gives them any chance, not only where it is unsure.
+        candidates_branch_below=1.0,
     )
     yield running
     running.stop()

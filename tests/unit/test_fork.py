@@ -10,7 +10,6 @@ import pytest
 
 from daemon.engine.answer_text import AnswerText
 from daemon.engine.fork import (
-    BRANCH_BELOW,
     MIN_SHARE,
     Fork,
     branches_here,
@@ -19,6 +18,7 @@ from daemon.engine.fork import (
     same_path,
 )
 from daemon.engine.jobs import Continuation
+from daemon.settings import BRANCH_BELOW
 
 UNSURE = math.log(BRANCH_BELOW * 0.9)
 SURE = math.log(min(1.0, BRANCH_BELOW * 1.1))
@@ -72,6 +72,17 @@ def test_a_fork_branches_at_the_first_token_the_model_is_unsure_of():
     assert not branches_here(answer, SURE)
     answer.add(1, b"self")  # sure of it: the next token in doubt is where it branches
     assert branches_here(answer, UNSURE) and not branches_here(answer, SURE)
+
+
+def test_the_share_under_which_a_fork_branches_is_the_settings():
+    answer = AnswerText((), None, None)
+    assert branches_here(answer, math.log(0.85), below=0.9)
+    assert not branches_here(answer, math.log(0.95), below=0.9)
+    # 1: at the first token that chooses what the answer writes, however sure of it
+    assert branches_here(answer, math.log(0.999), below=1.0)
+    assert branches_here(answer, 0.0, below=1.0)
+    answer.add(1, b"x = 1\n")
+    assert not branches_here(answer, math.log(0.5), below=1.0)
 
 
 def test_no_branch_once_the_first_line_is_written():
