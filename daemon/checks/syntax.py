@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+import functools
 import importlib
 import logging
 import re
@@ -280,13 +281,20 @@ def check_syntax(language: str, text: str) -> list[Diagnostic]:
 
     Raises UnsupportedLanguage for a language without a parser.
     """
-    name = _normalize(language)
+    return list(_diagnostics(_normalize(language), text))
+
+
+# One completion parses the same document several times: the document without the answer for
+# each candidate verified (and for the gap's rules), with each answer for the checks after.
+# The last few results are kept, so the document without the answer is parsed once.
+@functools.lru_cache(maxsize=16)
+def _diagnostics(name: str, text: str) -> tuple[Diagnostic, ...]:
     if name == "python":
-        return _check_python(text)
+        return tuple(_check_python(text))
     found = _grammar_errors(name, text)
     if found and name == "c":  # what only the preprocessor understands is not an error
         found = without_macro_errors(text, found, lambda view: _grammar_errors("c", view))
-    return found
+    return tuple(found)
 
 
 def _grammar_errors(name: str, text: str) -> list[Diagnostic]:

@@ -405,6 +405,19 @@ def test_crlf_line_endings() -> None:
     assert p.line == 1
 
 
+def test_a_document_checked_again_gets_the_same_errors_in_a_list_of_its_own() -> None:
+    """Results are kept for the next check of the same text: what one caller does with its
+    list never reaches the next one, and another language is checked apart."""
+    text = "const a = f(1;\n"
+    first = check_syntax("javascript", text)
+    first.clear()
+    again = check_syntax("javascript", text)
+    assert len(again) == 1 and again[0].line == 0
+    assert again is not check_syntax("javascript", text)
+    assert check_syntax("python", "x = 1\n") == []
+    assert check_syntax("python", text)  # not JavaScript's answer for the same text
+
+
 # --- languages ----------------------------------------------------------------------------------
 
 
