@@ -14,7 +14,6 @@ from daemon.settings import Settings
 
 # Python block openers whose body starts on the next line.
 _PY_HEADER = re.compile(r"^\s*(async\s+def|def|class)\b.*:\s*(#.*)?$")
-_PY_BLOCK = re.compile(r":\s*(#.*)?$")
 _BRACE_LANGUAGES = frozenset(
     {
         "javascript",

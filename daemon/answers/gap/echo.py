@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from daemon.answers.gap.shape import Shape
+from daemon.answers.gap.shape import Shape, ends_python_header
 from daemon.indentation import indent_of, render, shifted, width
 from daemon.lexer import brackets, first_closer
 
@@ -57,8 +57,6 @@ def drop_call_echo(answer: str, before: str, language: str | None) -> str:
 _HEADER = re.compile(r"\s*(?:async\s+def|def|class)\s+(\w+)")
 # A function's header and its name.
 _FUNCTION = re.compile(r"\s*(?:async\s+)?def\s+(\w+)")
-# A line that ends a header: a colon, a comment may follow.
-_HEADER_END = re.compile(r":\s*(#.*)?$")
 # How far up a header's first line is looked for (a long parameter list).
 _HEADER_LINES = 40
 
@@ -70,7 +68,7 @@ def _function_above(lines: Sequence[str], line: int, column: int) -> int | None:
     index = line - 1
     while index >= 0 and not lines[index].strip():
         index -= 1
-    if index < 0 or not _HEADER_END.search(lines[index]):
+    if index < 0 or not ends_python_header(lines[index]):
         return None
     for start in range(index, max(-1, index - _HEADER_LINES), -1):
         text = lines[start]
@@ -153,6 +151,6 @@ def _header_end(lines: Sequence[str]) -> int | None:
     depth = 0
     for index, text in enumerate(lines):
         depth += brackets(text, "python")[0]
-        if depth <= 0 and _HEADER_END.search(text):
+        if depth <= 0 and ends_python_header(text):
             return index
     return None

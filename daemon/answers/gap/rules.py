@@ -8,7 +8,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from daemon.answers.gap.shape import Shape, comment_mark, opens_block
+from daemon.answers.gap.shape import Shape, comment_mark, ends_python_header, opens_block
 from daemon.checks.syntax import check_syntax
 from daemon.checks.verify import Verdict, can_verify, verify_insertion
 from daemon.cursor import Cursor
@@ -19,7 +19,6 @@ from daemon.lexer import CLOSERS, brackets
 SUFFIX_LOOKAHEAD = 8
 # Longest group of lines whose immediate repetition is dropped.
 REPEATED_GROUP = 4
-_PY_OPENER = re.compile(r":\s*(#.*)?$")
 # A line at a compound statement's indentation that continues it (Python and brace languages).
 _CONTINUES = re.compile(r"^(elif\b|else\b|except\b|finally\b|catch\b|case\b|\}\s*(else|catch)\b)")
 _WORD = re.compile(r"\w")
@@ -233,7 +232,7 @@ def _statement_end(lines: list[str], shape: Shape, language: str | None) -> int 
             continue
         seen_code = True
         header = column == first and depth <= 0 and not continued
-        if language == "python" and header and _PY_OPENER.search(line.rstrip()):
+        if language == "python" and header and ends_python_header(line):
             has_block = python_body = True
         if has_block and depth <= 0 and not continued and _body_below(shape, first):
             return index + 1  # the block's body is the code below: only its header is new

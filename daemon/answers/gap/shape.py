@@ -16,8 +16,8 @@ from daemon.lexer import CLOSERS, rules
 ShapeKind = Literal["line", "statement", "lines"]
 
 _DEFAULT_UNIT = "    "
-# A Python line that opens a block: it ends with a colon (a comment may follow).
-_PY_OPENER = re.compile(r":\s*(#.*)?$")
+# A Python line that ends a header (and opens a block): a colon, a comment may follow.
+_PY_HEADER_END = re.compile(r":\s*(#.*)?$")
 # Any language: a line that ends with an opening bracket (a comment may follow).
 _BRACKET_OPENER = re.compile(r"[{(\[]\s*(//.*|#.*|/\*.*\*/)?$")
 
@@ -97,12 +97,17 @@ def comment_mark(language: str | None) -> str | None:
     return rules(language).line_comment
 
 
+def ends_python_header(line: str) -> bool:
+    """Whether the Python ``line`` ends a header (``def``, ``if``, ``else``...): its code
+    ends with a colon, a comment may follow."""
+    return bool(_PY_HEADER_END.search(line.rstrip()))
+
+
 def opens_block(line: str, language: str | None) -> bool:
     """Whether ``line`` opens a block (or a bracket) whose body follows on the next lines."""
-    text = line.rstrip()
-    if language == "python" and _PY_OPENER.search(text):
+    if language == "python" and ends_python_header(line):
         return True
-    return bool(_BRACKET_OPENER.search(text))
+    return bool(_BRACKET_OPENER.search(line.rstrip()))
 
 
 def _nonblank(lines: list[str], start: int, step: int) -> str | None:
