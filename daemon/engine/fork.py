@@ -14,14 +14,12 @@ from daemon.settings import BRANCH_BELOW
 # A first token the model gives less than this share is not worth a sequence.
 MIN_SHARE = 0.005
 _MIN_LOGPROB = math.log(MIN_SHARE)
-# The candidates branch at the first token of the answer's first line that the model gives
-# less than the ``candidates_branch_below`` setting's share (where it is unsure what comes
-# next), not before.
 
 
 def branches_here(answer: AnswerText, logprob: float, below: float = BRANCH_BELOW) -> bool:
     """Whether the candidates branch at the token just chosen (with ``logprob``) for
-    ``answer``: a token the model gives less than the share ``below`` (1 branches at the
+    ``answer``: a token the model gives less than the share ``below`` (the
+    ``candidates_branch_below`` setting, where it is unsure what comes next; 1 branches at the
     first such token whatever its share), that chooses what the answer writes (past the blanks
     of its lead, which only blanks can write), while its first line is being written."""
     if answer.first_choice is None and not answer.choosing:

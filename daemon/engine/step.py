@@ -33,7 +33,6 @@ from daemon.engine.step_plan import (
     most_urgent,
     plan_step,
 )
-from daemon.settings import BRANCH_BELOW
 from models.loaded import LoadedModel
 
 log = logging.getLogger(__name__)
@@ -67,7 +66,7 @@ class Stepper:
         chunk_tokens: int,
         parallel: int,
         forks: Callable[[], bool],
-        branch_below: float = BRANCH_BELOW,
+        branch_below: float,
     ) -> None:
         self.model = model
         self.ctx = ctx

@@ -60,11 +60,10 @@ _AFTER_FAILURE_S = 0.05
 # its line and later resumes where it stopped.
 #
 # A job that asks for candidates forks where the model is first unsure of its first line
-# (daemon.engine.fork), only into places no
-# waiting request needs. A scoring job keeps its slot's prefix up to the token before the first
-# scored one and evaluates the rest with logits for every position (daemon.engine.scoring). The
-# model's own stop strings (its prompt format's end pieces) end every answer. Events go to the sink
-# from the worker thread.
+# (daemon.engine.fork), only into places no waiting request needs. A scoring job keeps its slot's
+# prefix up to the token before the first scored one and evaluates the rest with logits for every
+# position (daemon.engine.scoring). The model's own stop strings (its prompt format's end pieces)
+# end every answer. Events go to the sink from the worker thread.
 class Engine(QueueFront):
     kind: ClassVar[EngineKind] = "local"
 
